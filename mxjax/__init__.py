@@ -1,0 +1,20 @@
+"""mxjax: Apache MXNet 2.0's programming model on JAX (``import mxjax as mx``)."""
+from __future__ import annotations
+
+from . import _config  # noqa: F401  (turns on JAX's 64-bit mode before any array exists)
+from . import base, device, engine, operator
+from .base import MXNetError
+from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus
+from .ndarray import NDArray, waitall
+from . import numpy as np
+from . import nd
+
+context = device  # the 1.x module name: mx.context.Context, mx.context.current_context()
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MXNetError", "Context", "Device", "NDArray", "base", "context", "cpu", "cpu_pinned",
+    "current_context", "current_device", "device", "engine", "gpu", "nd", "np", "num_gpus",
+    "operator", "waitall",
+]

@@ -1,0 +1,94 @@
+"""Process-wide modes that change what ops mean: NumPy array/shape semantics and the default dtype.
+
+MXNet keeps these as process flags switched by ``npx.set_np()``; mxjax keeps them
+here, with scoped overrides (``np_shape``/``np_array`` context managers) held in
+context variables so a ``with`` block in one thread does not leak into another.
+``set_np``/``reset_np`` change the process default that every thread starts from.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from typing import Callable, Iterator
+
+import jax
+import numpy as onp
+
+# float64/int64 are first-class MXNet dtypes (saved parameters, index outputs), so
+# JAX's 64-bit mode is on; ops cast to MXNet's float32 default themselves.
+jax.config.update("jax_enable_x64", True)
+
+_np_shape_default = True
+_np_array_default = True
+_np_dtype_default = False  # False: float32 default (MXNet); True: float64 (NumPy)
+_np_shape = contextvars.ContextVar("mxjax_np_shape", default=None)
+_np_array = contextvars.ContextVar("mxjax_np_array", default=None)
+
+_on_dtype_change: list[Callable[[], None]] = []
+
+
+def on_default_dtype_change(callback: Callable[[], None]) -> None:
+    """Register a callback run when the default float dtype changes (the op registry drops its jit caches)."""
+    _on_dtype_change.append(callback)
+
+
+def is_np_shape() -> bool:
+    v = _np_shape.get()
+    return _np_shape_default if v is None else v
+
+
+def is_np_array() -> bool:
+    v = _np_array.get()
+    return _np_array_default if v is None else v
+
+
+def is_np_default_dtype() -> bool:
+    return _np_dtype_default
+
+
+def default_float_dtype() -> onp.dtype:
+    """float32 as in MXNet, or float64 after ``npx.set_np(dtype=True)``."""
+    return onp.dtype(onp.float64) if _np_dtype_default else onp.dtype(onp.float32)
+
+
+def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
+    """Turn NumPy semantics on for the process (MXNet's ``npx.set_np``)."""
+    global _np_shape_default, _np_array_default
+    if array and not shape:
+        raise ValueError("NumPy array semantics require NumPy shape semantics: use set_np(shape=True, array=True)")
+    _np_shape_default, _np_array_default = bool(shape), bool(array)
+    set_np_default_dtype(dtype)
+
+
+def reset_np() -> None:
+    """Back to legacy (1.x) semantics: ``set_np(shape=False, array=False, dtype=False)``."""
+    set_np(shape=False, array=False, dtype=False)
+
+
+def set_np_default_dtype(is_np_default_dtype: bool = True) -> bool:
+    """Choose float64 (True) or float32 (False) as the default dtype; returns the previous choice."""
+    global _np_dtype_default
+    previous = _np_dtype_default
+    _np_dtype_default = bool(is_np_default_dtype)
+    if previous != _np_dtype_default:
+        for callback in _on_dtype_change:
+            callback()
+    return previous
+
+
+@contextlib.contextmanager
+def np_shape(active: bool = True) -> Iterator[None]:
+    token = _np_shape.set(bool(active))
+    try:
+        yield
+    finally:
+        _np_shape.reset(token)
+
+
+@contextlib.contextmanager
+def np_array(active: bool = True) -> Iterator[None]:
+    token = _np_array.set(bool(active))
+    try:
+        yield
+    finally:
+        _np_array.reset(token)

@@ -1,0 +1,138 @@
+"""Builders that turn one registered op into a Python function of a front-end namespace.
+
+``make_function("add", name="add", out_cls=ndarray)`` gives ``mx.np.add``: it maps
+positional and keyword arguments onto the op's array inputs and parameters,
+handles ``out=``/``ctx=``/``device=``, and calls the one :func:`invoke`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import jax
+import numpy as onp
+
+from .base import MXNetTypeError, normalize_dtype
+from .device import Device
+from ._config import default_float_dtype
+from ._rng import next_key
+from .ndarray import NDArray, invoke
+from .operator import OpDef, get_op
+
+__all__ = ["make_function", "store_out", "place"]
+
+# Arguments every legacy (mx.nd / mx.sym) function accepts and ignores in imperative mode.
+_LEGACY_IGNORED = ("name", "attr", "__layout__")
+
+
+def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | type,
+                  positional: Sequence[str] | None = None, sequence_input: bool = True,
+                  legacy: bool = False, defaults: dict[str, Any] | None = None,
+                  module: str | None = None, note: str = "") -> Callable[..., Any]:
+    """A front-end function for ``op``.
+
+    positional: the order in which positional arguments fill inputs and parameters
+    (default: array inputs, then parameters as the op declares them).
+    sequence_input: for variadic ops, whether the arrays come as one sequence
+    (``np.concatenate(seq)``) or as separate positional arguments (``nd.concat(a, b)``).
+    defaults: parameter values this namespace uses when the caller gives none.
+    """
+    op = get_op(op) if isinstance(op, str) else op
+    inputs = tuple(n for n in op.inputs if not (op.needs_key and n == "key")) if not op.variadic else ()
+    order = tuple(positional) if positional is not None else (*inputs, *op.params)
+    dtype_params = frozenset(k for k, p in op.params.items() if p.kind.startswith("dtype"))
+    ignored = _LEGACY_IGNORED if legacy else ()
+    fixed = dict(defaults or {})
+    get_cls = out_cls if not isinstance(out_cls, type) else (lambda: out_cls)
+    star = op.variadic and not sequence_input
+
+    def function(*args: Any, out: NDArray | None = None, **kwargs: Any) -> Any:
+        if op.variadic:
+            if star:
+                arrays, args = list(args), ()
+            else:
+                if not args:
+                    raise TypeError(f"{name}() missing the sequence of arrays")
+                arrays, args = list(args[0]), args[1:]
+                order_ = order[1:] if order and order[0] == op.inputs[0] else order
+        bound: dict[str, Any] = dict(fixed)
+        names = order if not op.variadic or star else order_
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes at most {len(names)} positional arguments ({len(args)} given)")
+        for key, value in zip(names, args):
+            bound[key] = value
+        for key, value in kwargs.items():
+            if key in bound and key not in fixed and key in names[:len(args)]:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}")
+            bound[key] = value
+        out = bound.pop("out", out)  # NumPy lets out= come positionally
+        device = bound.pop("device", None) or bound.pop("ctx", None)
+        bound.pop("ctx", None)
+        for key in ignored:
+            bound.pop(key, None)
+        if not op.variadic:
+            arrays = []
+            for key in inputs:
+                if key in bound:
+                    value = bound.pop(key)
+                    arrays.append(_from_list(value) if type(value) in (list, tuple) else value)
+                elif key in op.input_defaults:
+                    arrays.append(op.input_defaults[key])
+                else:
+                    raise TypeError(f"{name}() missing required argument {key!r}")
+        for key, value in bound.items():
+            if key not in op.params:
+                raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+            if type(value) is list:
+                bound[key] = tuple(value)
+            elif key in dtype_params and value is not None:
+                bound[key] = normalize_dtype(value).name
+            elif isinstance(value, NDArray) and not isinstance(value, type):
+                bound[key] = value.item() if value.size == 1 else tuple(value.asnumpy().tolist())
+        if op.needs_key:  # random ops draw the next key of the seeded stream
+            arrays.insert(0, next_key())
+        result = invoke(op, arrays, bound or None, get_cls())
+        if device is not None:
+            result = place(result, device)
+        if out is not None:
+            return store_out(out, result, name)
+        return result
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (op.doc or "") + (f"\n\n{note}" if note else "")
+    if module:
+        function.__module__ = module
+    function.op = op  # type: ignore[attr-defined]
+    return function
+
+
+def _from_list(values: Any) -> Any:
+    """A nested list/tuple used as an array operand: floats get the default float dtype."""
+    array = onp.asarray(values)
+    if array.dtype == onp.float64:
+        array = array.astype(default_float_dtype())
+    return array
+
+
+def store_out(out: Any, result: Any, name: str) -> Any:
+    """Write ``result`` into the ``out=`` array(s) in place and return them."""
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise MXNetTypeError(f"{name}: out= must be a sequence of {len(result)} arrays")
+        for o, r in zip(out, result):
+            store_out(o, r, name)
+        return out
+    if not isinstance(out, NDArray):
+        raise MXNetTypeError(f"{name}: out= must be an NDArray, got {type(out).__name__}")
+    out._assign(result, name)
+    return out
+
+
+def place(result: Any, device: Device | str) -> Any:
+    """Move op output(s) onto ``device`` (creation functions' ``ctx=``/``device=``)."""
+    device = device if isinstance(device, Device) else Device(device)
+    if isinstance(result, tuple):
+        return tuple(place(r, device) for r in result)
+    target = device.jax_device
+    if target not in result._data.devices():
+        result._data = jax.device_put(result._data, target)
+    return result

@@ -1,0 +1,106 @@
+"""NumPy-style index keys, split into a hashable static part and the index arrays.
+
+``x[1:3, idx, None]`` becomes the static key ``(('s', 1, 3, None), ('a', 0), ('n',))``
+plus the array list ``[idx]``: the static key is a jit parameter (one compiled
+program per key shape), the arrays are traced inputs.  Boolean masks make the
+output shape value-dependent, so keys holding them are flagged dynamic.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as onp
+
+from .base import MXNetIndexError
+
+_SCALAR_INT = (int, onp.integer)
+
+
+def split_key(key: Any, data_of: Any) -> tuple[tuple, list, bool]:
+    """Return ``(static_key, index_arrays, has_bool_mask)``; ``data_of`` unwraps NDArrays."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    static, arrays, dynamic = [], [], False
+    for k in key:
+        if isinstance(k, bool) or isinstance(k, onp.bool_):
+            raise MXNetIndexError("indexing with a Python bool is not supported; use a boolean array mask")
+        if isinstance(k, _SCALAR_INT):
+            static.append(("i", int(k)))
+        elif isinstance(k, slice):
+            static.append(("s", _slice_part(k.start), _slice_part(k.stop), _slice_part(k.step)))
+        elif k is None:
+            static.append(("n",))
+        elif k is Ellipsis:
+            static.append(("e",))
+        else:
+            arr = data_of(k)
+            if isinstance(arr, (list, tuple)):
+                arr = onp.asarray(arr)
+                if arr.dtype.kind == "f" and arr.size == 0:
+                    arr = arr.astype(onp.int64)
+            dtype = getattr(arr, "dtype", None)
+            if dtype is None:
+                raise MXNetIndexError(
+                    f"only integers, slices, None, Ellipsis and integer or boolean arrays are valid indices; "
+                    f"got {type(k).__name__}")
+            kind = onp.dtype(dtype).kind
+            if kind == "b":
+                dynamic = True
+                static.append(("b", len(arrays)))
+            elif kind in "iu":
+                if getattr(arr, "ndim", 1) == 0 and not hasattr(k, "_data") and isinstance(arr, onp.ndarray):
+                    static.append(("i", int(arr)))
+                    continue
+                static.append(("a", len(arrays)))
+            else:
+                raise MXNetIndexError(f"arrays used as indices must be of integer or boolean type, got {dtype}")
+            arrays.append(arr)
+    return tuple(static), arrays, dynamic
+
+
+def _slice_part(v: Any) -> Any:
+    if v is None or isinstance(v, int):
+        return v
+    try:
+        return int(v.__index__())
+    except AttributeError:
+        raise MXNetIndexError(f"slice indices must be integers or None, got {type(v).__name__}") from None
+
+
+def build_key(static: tuple, arrays: tuple) -> tuple:
+    """Rebuild the NumPy index tuple from a static key and the (traced or concrete) index arrays."""
+    out = []
+    for item in static:
+        tag = item[0]
+        if tag == "i":
+            out.append(item[1])
+        elif tag == "s":
+            out.append(slice(item[1], item[2], item[3]))
+        elif tag == "n":
+            out.append(None)
+        elif tag == "e":
+            out.append(Ellipsis)
+        else:
+            out.append(arrays[item[1]])
+    return tuple(out)
+
+
+def check_bounds(static: tuple, shape: tuple, op: str) -> None:
+    """Raise ``IndexError`` for an out-of-range integer index, as NumPy does (JAX would clamp)."""
+    axis = 0
+    n_real = sum(1 for item in static if item[0] in "isab")
+    for item in static:
+        tag = item[0]
+        if tag == "e":
+            axis += len(shape) - n_real
+            continue
+        if tag == "n":
+            continue
+        if tag == "b":  # a mask consumes as many axes as it has dimensions: stop checking here
+            return
+        if axis >= len(shape):
+            raise MXNetIndexError(f"{op}: too many indices for array of shape {shape}")
+        if tag == "i" and not -shape[axis] <= item[1] < shape[axis]:
+            raise MXNetIndexError(
+                f"{op}: index {item[1]} is out of bounds for axis {axis} with size {shape[axis]}")
+        axis += 1

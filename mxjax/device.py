@@ -1,0 +1,115 @@
+"""Devices: ``mx.cpu(i)``, ``mx.gpu(i)``, the current-device scope, mapped onto JAX devices."""
+from __future__ import annotations
+
+import contextvars
+from typing import Any
+
+import jax
+
+from .base import MXNetError
+
+__all__ = ["Device", "Context", "cpu", "gpu", "cpu_pinned", "current_device", "current_context", "num_gpus"]
+
+_DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+_TYPE_IDS = {name: i for i, name in _DEVICE_TYPES.items()}
+_current = contextvars.ContextVar("mxjax_device", default=None)
+
+
+def _jax_devices(platform: str) -> list:
+    try:
+        return jax.devices(platform)
+    except RuntimeError:
+        return []
+
+
+class Device:
+    """A device as MXNet names it (``cpu(0)``, ``gpu(1)``); ``with Device:`` makes it the default.
+
+    ``cpu_pinned`` and ``cpu_shared`` are accepted for compatibility and live on the host CPU.
+    """
+
+    __slots__ = ("device_type", "device_id", "_tokens")
+
+    def __init__(self, device_type: "str | Device" = "cpu", device_id: int = 0):
+        if isinstance(device_type, Device):
+            device_type, device_id = device_type.device_type, device_type.device_id
+        if device_type not in _TYPE_IDS:
+            raise MXNetError(f"unknown device type {device_type!r}; expected one of {sorted(_TYPE_IDS)}")
+        self.device_type = device_type
+        self.device_id = int(device_id)
+        self._tokens: list = []
+
+    @property
+    def device_typeid(self) -> int:
+        return _TYPE_IDS[self.device_type]
+
+    @property
+    def jax_device(self) -> Any:
+        """The ``jax.Device`` this names; raises ``MXNetError`` if it does not exist."""
+        if self.device_type == "gpu":
+            gpus = _jax_devices("gpu")
+            if self.device_id >= len(gpus):
+                raise MXNetError(
+                    f"gpu({self.device_id}) is not available: this process sees {len(gpus)} GPU(s); "
+                    "use mx.cpu() or check mx.device.num_gpus()")
+            return gpus[self.device_id]
+        cpus = _jax_devices("cpu")
+        return cpus[min(self.device_id, len(cpus) - 1)]
+
+    @classmethod
+    def from_jax(cls, device: Any) -> "Device":
+        platform = "gpu" if device.platform in ("gpu", "cuda", "rocm") else "cpu"
+        return cls(platform, device.id if platform == "gpu" else 0)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Device) and self.device_type == other.device_type
+                and self.device_id == other.device_id)
+
+    def __hash__(self) -> int:
+        return hash((self.device_type, self.device_id))
+
+    def __repr__(self) -> str:
+        return f"{self.device_type}({self.device_id})"
+
+    __str__ = __repr__
+
+    def __enter__(self) -> "Device":
+        self.jax_device  # fail early for a missing GPU
+        self._tokens.append(_current.set(self))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _current.reset(self._tokens.pop())
+
+    def empty_cache(self) -> None:
+        """Kept for compatibility: XLA owns its allocator, so there is nothing to release by hand."""
+
+
+Context = Device  # the 1.x name
+
+
+def cpu(device_id: int = 0) -> Device:
+    return Device("cpu", device_id)
+
+
+def cpu_pinned(device_id: int = 0) -> Device:
+    return Device("cpu_pinned", device_id)
+
+
+def gpu(device_id: int = 0) -> Device:
+    """A GPU device; using it where no such GPU exists raises ``MXNetError``."""
+    return Device("gpu", device_id)
+
+
+def num_gpus() -> int:
+    return len(_jax_devices("gpu"))
+
+
+def current_device() -> Device:
+    """The device set by the innermost ``with device:`` block, else ``cpu(0)``."""
+    dev = _current.get()
+    return dev if dev is not None else _DEFAULT
+
+
+current_context = current_device
+_DEFAULT = Device("cpu", 0)

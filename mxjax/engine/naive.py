@@ -1,0 +1,138 @@
+"""NaiveEngine: runs every op inline at push time (MXNet's ``MXNET_ENGINE_TYPE=NaiveEngine``).
+
+Useful for debugging: a failing op's traceback points at the pushing code.
+Failures are nevertheless *stored* (not raised at push), exactly like the
+threaded engine, so both engines pass the same tests.  A re-entrant lock
+serializes ops pushed from several threads, which makes their effect equal
+to some serial order; ops may push further ops from inside their fn.  A
+push_async blocks (holding that lock) until ``on_complete`` is called, so the
+completing thread must not push to the engine first.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable, Iterable
+
+from ._core import (Engine, EngineError, Var, check_not_deleted, inherited,
+                    normalize_vars)
+
+__all__ = ["NaiveEngine"]
+
+
+class _NaiveCallback:
+    """One-shot ``on_complete`` for push_async; the pusher blocks on ``_done``."""
+
+    __slots__ = ("_guard", "_done", "called", "exc", "late")
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._done = threading.Lock()
+        self._done.acquire()
+        self.called = False
+        self.exc: BaseException | None = None
+        self.late: BaseException | None = None
+
+    def __call__(self, exc: BaseException | None = None) -> None:
+        if exc is not None and not isinstance(exc, BaseException):
+            raise TypeError(f"on_complete expects an exception or None, got {type(exc).__name__}")
+        with self._guard:
+            if self.called:
+                raise EngineError("engine: on_complete called twice for one push_async op")
+            self.called = True
+            self.exc = exc
+        self._done.release()
+
+    def raised(self, exc: BaseException) -> None:
+        """fn raised: fail the op, or record a global failure if it already completed."""
+        with self._guard:
+            if self.called:
+                self.late = exc
+                return
+            self.called = True
+            self.exc = exc
+        self._done.release()
+
+
+class NaiveEngine(Engine):
+    """Synchronous engine: each push runs to completion before returning."""
+
+    kind = "NaiveEngine"
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Re-entrant: an op's fn may push (and wait) from inside the engine.
+        self._lock = threading.RLock()
+
+    def push_sync(self, fn: Callable[[], object], const_vars: Iterable[Var] = (),
+                  mutate_vars: Iterable[Var] = (), priority: int = 0,
+                  name: str | None = None) -> None:
+        """Run ``fn()`` now; a raised exception is stored on ``mutate_vars``."""
+        const, mutate = normalize_vars(const_vars, mutate_vars)
+        with self._lock:
+            check_not_deleted(const, mutate)
+            seq = next(self._seq)
+            inh = inherited(const, mutate)
+            if inh is None:
+                try:
+                    fn()
+                except BaseException as e:  # stored, not raised: same as threaded
+                    self._store_failure(mutate, e, seq, True)
+            else:
+                self._store_failure(mutate, inh[0], inh[1], False)
+            for v in mutate:
+                v.version += 1
+
+    def push_async(self, fn: Callable[[Callable[..., None]], object],
+                   const_vars: Iterable[Var] = (), mutate_vars: Iterable[Var] = (),
+                   priority: int = 0, name: str | None = None) -> None:
+        """Call ``fn(on_complete)`` now and block until ``on_complete`` has been called."""
+        const, mutate = normalize_vars(const_vars, mutate_vars)
+        with self._lock:
+            check_not_deleted(const, mutate)
+            seq = next(self._seq)
+            inh = inherited(const, mutate)
+            if inh is not None:
+                self._store_failure(mutate, inh[0], inh[1], False)
+            else:
+                cb = _NaiveCallback()
+                try:
+                    fn(cb)
+                except BaseException as e:
+                    cb.raised(e)
+                # Holding the engine lock while blocked keeps other threads' ops
+                # from overtaking this one (they would break push order).
+                cb._done.acquire()
+                if cb.exc is not None:
+                    self._store_failure(mutate, cb.exc, seq, True)
+                if cb.late is not None:  # raised after completing: nowhere else to put it
+                    self._global_errors.append((seq, cb.late))
+            for v in mutate:
+                v.version += 1
+
+    def delete_variable(self, var: Var, fn: Callable[[], object] | None = None) -> None:
+        """Mark ``var`` deleted (after running ``fn``); its stored exception is kept for waits."""
+        with self._lock:
+            if var._deleted:
+                raise EngineError(f"engine: {var!r} was already deleted")
+            var._deleted = True
+            if fn is not None:
+                try:
+                    fn()
+                except BaseException as e:
+                    self._global_errors.append((next(self._seq), e))
+
+    def wait_for_variable(self, var: Var) -> None:
+        """Nothing is ever pending; re-raise (and clear) the var's stored exception."""
+        if var.exception is None:
+            return
+        with self._lock:
+            exc = self._take_var_failure(var)
+        if exc is not None:
+            raise exc
+
+    def wait_for_all(self) -> None:
+        """Raise the earliest stored failure (clearing all of them), if any."""
+        with self._lock:
+            exc = self._take_all_failures()
+        if exc is not None:
+            raise exc

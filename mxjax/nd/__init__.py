@@ -1,0 +1,27 @@
+"""``mx.nd``: MXNet 1.x's imperative API (op names, argument names and dtype rules of 1.x).
+
+Functions return the legacy :class:`NDArray`.  Where 1.x semantics differ from NumPy's
+(``sum(..., exclude=True)``, ``argmax`` giving float indices, comparisons giving 0/1 in
+the input dtype, ``take`` clipping, full reductions of shape ``(1,)``) the functions
+bind the legacy ops of ``operator/legacy*.py``; elsewhere they bind the ops ``mx.np``
+and ``mx.npx`` use, accepting the 1.x keyword names (``data=``, ``lhs=``/``rhs=``).
+"""
+from __future__ import annotations
+
+from ..ndarray import NDArray
+from ._legacy import *  # noqa: F401,F403
+from ._legacy import __all__ as _legacy_all
+from ._shared import *  # noqa: F401,F403
+from ._shared import __all__ as _shared_all
+from ._functions import *  # noqa: F401,F403
+from ._functions import __all__ as _functions_all
+from ._layers import *  # noqa: F401,F403
+from ._layers import __all__ as _layers_all
+from . import linalg, random  # noqa: F401
+from ._io import save, load  # noqa: F401
+from ._fluent import FLUENT_METHODS
+from ..ndarray import register_fluent_methods
+
+register_fluent_methods(FLUENT_METHODS)
+
+__all__ = ["NDArray", "linalg", "random", "save", "load", *_legacy_all, *_shared_all, *_functions_all, *_layers_all]

@@ -1,0 +1,592 @@
+"""The NDArray core: a ``jax.Array`` plus an engine variable, and the one invoke path.
+
+Every front-end (``mx.np``, ``mx.npx``, ``mx.nd``, NDArray's operators) ends in
+:func:`invoke`.  With no mode active it is a few attribute reads around a cached
+``jax.jit`` call, so JAX's asynchronous dispatch carries the work.  Higher layers
+(autograd, deferred compute) install a handler in ``_handler``; this module never
+imports them.
+"""
+from __future__ import annotations
+
+import contextvars
+import functools
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from . import _config, _indexing
+from . import engine as _engine
+from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
+from .device import Device, current_device
+from .operator import OpDef, get_op
+
+__all__ = ["NDArray", "invoke", "invoke_eager", "array", "waitall", "from_jax"]
+
+# A handler object with ``invoke(op, inputs, params, out_cls)``: set by autograd /
+# deferred compute while they are active, ``None`` for plain imperative execution.
+_handler: contextvars.ContextVar = contextvars.ContextVar("mxjax_invoke_handler", default=None)
+
+
+def set_handler(handler: Any) -> contextvars.Token:
+    """Install a dispatch handler (used by autograd and deferred compute); returns a reset token."""
+    return _handler.set(handler)
+
+
+def reset_handler(token: contextvars.Token) -> None:
+    _handler.reset(token)
+
+
+def current_handler() -> Any:
+    return _handler.get()
+
+
+def invoke(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls: type | None = None) -> Any:
+    """Run ``op`` on NDArrays/scalars; returns NDArray(s) of ``out_cls`` (default: the first input's class)."""
+    handler = _handler.get()
+    if handler is not None:
+        return handler.invoke(op, inputs, params, out_cls)
+    return invoke_eager(op, inputs, params, out_cls)
+
+
+def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
+                 out_cls: type | None = None) -> Any:
+    """Compute now (JAX dispatch is asynchronous) and wrap the outputs."""
+    datas = []
+    for x in inputs:
+        if isinstance(x, NDArray):
+            var = x._var
+            if var is not None and var.pending:
+                _engine.wait_for_variable(var)  # host work still writes this array: order after it
+            datas.append(x._data)
+            if out_cls is None:
+                out_cls = type(x)
+        else:
+            datas.append(x)
+    try:
+        out = op.bind(params)(*datas)
+    except MXNetError:
+        raise
+    except Exception as err:  # JAX/XLA errors become MXNetError naming the op and inputs
+        raise op_error(op, inputs, params, err) from None
+    return wrap_outputs(out, out_cls or _default_class())
+
+
+def wrap_outputs(out: Any, cls: type) -> Any:
+    if isinstance(out, (tuple, list)):
+        return tuple(cls._wrap(o) for o in out)
+    return cls._wrap(out)
+
+
+def op_error(op: OpDef, inputs: Sequence[Any], params: dict | None, err: Exception) -> MXNetError:
+    """An ``MXNetError`` (of the builtin kind matching ``err``) naming the op, input shapes and the cause."""
+    described = ", ".join(_describe(x) for x in inputs)
+    message = str(err).split("\n--------------------")[0].strip()
+    text = f"{op.name}: {message} (inputs: {described}"
+    text += f"; params: {params})" if params else ")"
+    if isinstance(err, IndexError):
+        return MXNetIndexError(text)
+    if "ncompatible shapes for broadcasting" in message:  # say it as NumPy does, whatever JAX's path
+        shapes = " ".join(str(tuple(getattr(getattr(x, "_data", x), "shape", ()))) for x in inputs)
+        return MXNetValueError(f"{op.name}: operands could not be broadcast together with shapes {shapes} "
+                               f"(inputs: {described})")
+    if isinstance(err, TypeError):
+        # JAX reports shape mismatches as TypeError; NumPy calls them ValueError
+        if "shape" in message:
+            return MXNetValueError(text)
+        return MXNetTypeError(text)
+    if isinstance(err, ValueError):
+        return MXNetValueError(text)
+    return MXNetError(text)
+
+
+def _describe(x: Any) -> str:
+    data = getattr(x, "_data", x)
+    shape, dtype = getattr(data, "shape", None), getattr(data, "dtype", None)
+    if shape is None:
+        return type(x).__name__ if x is not None else "None"
+    return f"{tuple(shape)} {onp.dtype(dtype).name}"
+
+
+_default_class_box: list = []
+
+
+def _default_class() -> type:
+    """``mx.np.ndarray`` when NumPy array semantics are on, else the legacy ``NDArray``."""
+    if _config.is_np_array() and _default_class_box:
+        return _default_class_box[0]
+    return NDArray
+
+
+def np_class() -> type:
+    """``mx.np.ndarray`` (registered by ``mxjax.numpy``)."""
+    return _default_class_box[0]
+
+
+def set_np_class(cls: type) -> None:
+    """Called once by ``mxjax.numpy`` to register ``mx.np.ndarray`` for NumPy mode."""
+    _default_class_box[:] = [cls]
+
+
+_FLUENT_METHODS: dict[str, Any] = {}
+
+
+def register_fluent_methods(methods: dict[str, Any]) -> None:
+    """Called by ``mx.nd``: the 1.x methods (name → function of the array) the legacy class offers."""
+    _FLUENT_METHODS.update(methods)
+
+
+def _op(name: str) -> OpDef:
+    return get_op(name)
+
+
+def _binary(name: str, reflected: bool = False) -> Any:
+    op = get_op(name)
+
+    if reflected:
+        def method(self: "NDArray", other: Any) -> Any:
+            if not isinstance(other, _SCALARS + (NDArray,)):
+                other = _as_operand(other)
+                if other is NotImplemented:
+                    return other
+            return invoke(op, (other, self), None, type(self))
+    else:
+        def method(self: "NDArray", other: Any) -> Any:
+            if not isinstance(other, _SCALARS + (NDArray,)):
+                other = _as_operand(other)
+                if other is NotImplemented:
+                    return other
+            return invoke(op, (self, other), None, type(self))
+    method.__name__ = name
+    return method
+
+
+def _inplace(name: str) -> Any:
+    op = get_op(name)
+
+    def method(self: "NDArray", other: Any) -> "NDArray":
+        if not isinstance(other, _SCALARS + (NDArray,)):
+            other = _as_operand(other)
+            if other is NotImplemented:
+                return other
+        result = invoke(op, (self, other), None, type(self))
+        self._assign(result, op.name)
+        return self
+    method.__name__ = f"i{name}"
+    return method
+
+
+def _unary(name: str) -> Any:
+    op = get_op(name)
+
+    def method(self: "NDArray") -> Any:
+        return invoke(op, (self,), None, type(self))
+    method.__name__ = name
+    return method
+
+
+_SCALARS = (int, float, bool, complex, onp.generic)
+
+
+def _as_operand(other: Any) -> Any:
+    if isinstance(other, (onp.ndarray, jax.Array, list, tuple)):
+        return other
+    return NotImplemented
+
+
+class NDArray:
+    """An n-dimensional array on a device: MXNet's ``mx.nd.NDArray`` (``mx.np.ndarray`` subclasses it).
+
+    Holds a ``jax.Array`` (``to_jax()``) and, once host work touches it, an engine
+    variable.  Writes (``x[...] = v``, ``+=``, ``copyto``, ``out=``) replace the
+    buffer in place: the object keeps its identity and sees the new values.
+    """
+
+    __slots__ = ("_data", "_var", "_ag", "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, data: Any = None, ctx: Device | None = None, dtype: Any = None):
+        source = array(data if data is not None else [], dtype=dtype, ctx=ctx, cls=type(self))
+        self._data, self._var, self._ag = source._data, None, None
+
+    @classmethod
+    def _wrap(cls, data: Any) -> "NDArray":
+        obj = object.__new__(cls)
+        obj._data = data
+        obj._var = None
+        obj._ag = None
+        return obj
+
+    # -- properties --------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return onp.dtype(self._data.dtype).type  # legacy NDArray reports the scalar type (numpy.float32)
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def device(self) -> Device:
+        data = self._data
+        devices = getattr(data, "devices", None)
+        if devices is None:  # a tracer inside jit has no placement
+            return current_device()
+        return Device.from_jax(next(iter(devices())))
+
+    ctx = device
+    context = device
+
+    @property
+    def stype(self) -> str:
+        return "default"
+
+    @property
+    def handle(self) -> Any:
+        return self._data
+
+    @property
+    def engine_var(self) -> Any:
+        """This array's engine variable (created on first use)."""
+        if self._var is None:
+            self._var = _engine.new_variable()
+        return self._var
+
+    @property
+    def T(self) -> "NDArray":
+        return self.transpose()
+
+    # -- synchronisation and host transfer --------------------------------------------
+    def wait_to_read(self) -> None:
+        """Block until pending writes finish; re-raise any error they stored on this array."""
+        if self._var is not None:
+            _engine.wait_for_variable(self._var)
+        try:
+            jax.block_until_ready(self._data)
+        except Exception as err:  # asynchronous XLA failures surface here
+            raise MXNetError(f"error while computing this array: {err}") from None
+
+    wait_to_write = wait_to_read
+
+    def to_jax(self) -> jax.Array:
+        """The underlying ``jax.Array`` (waits for pending engine writes first)."""
+        if self._var is not None and self._var.pending:
+            _engine.wait_for_variable(self._var)
+        return self._data
+
+    def asnumpy(self) -> onp.ndarray:
+        """A NumPy copy of the values (waits for pending work)."""
+        self.wait_to_read()
+        return onp.array(self._data)
+
+    def item(self, *args: Any) -> Any:
+        values = self.asnumpy()
+        if not args and values.size != 1:
+            raise MXNetValueError(f"item: can only convert an array of size 1 to a Python scalar, got shape {self.shape}")
+        return values.item(*args)
+
+    def asscalar(self) -> Any:
+        if self.size != 1:
+            raise MXNetValueError(f"asscalar: the array must have exactly one element, got shape {self.shape}")
+        return self.asnumpy().reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self.asnumpy().tolist()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> onp.ndarray:
+        values = self.asnumpy()
+        return values if dtype is None else values.astype(dtype, copy=False)
+
+    def __jax_array__(self) -> jax.Array:
+        return self.to_jax()
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.to_jax().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._data.__dlpack_device__()
+
+    def to_dlpack_for_read(self) -> Any:
+        return self.__dlpack__()
+
+    # -- conversion and copies ---------------------------------------------------------------
+    def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
+        dtype = normalize_dtype(dtype)
+        if not copy and onp.dtype(self._data.dtype) == dtype:
+            return self
+        return invoke(_op("astype"), (self,), {"dtype": dtype.name}, type(self))
+
+    def copy(self) -> "NDArray":
+        return invoke(_op("copy"), (self,), None, type(self))
+
+    def copyto(self, other: "NDArray | Device") -> "NDArray":
+        """Copy into ``other`` (an NDArray of the same shape: written in place) or onto a device."""
+        if isinstance(other, Device):
+            return type(self)._wrap(jax.device_put(self.to_jax(), other.jax_device))
+        if not isinstance(other, NDArray):
+            raise MXNetTypeError(f"copyto: expected an NDArray or a Device, got {type(other).__name__}")
+        if other is self:
+            return other
+        if other.shape != self.shape:
+            raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs destination {other.shape}")
+        data = self.to_jax().astype(other._data.dtype)
+        other._write(jax.device_put(data, next(iter(other._data.devices()))))
+        return other
+
+    def to_device(self, device: Device) -> "NDArray":
+        if device == self.device:
+            return self
+        return self.copyto(device)
+
+    as_in_ctx = to_device
+    as_in_context = to_device
+
+    def as_np_ndarray(self) -> "NDArray":
+        """The same values as ``mx.np.ndarray`` (no copy)."""
+        return _default_class_box[0]._wrap(self.to_jax())
+
+    def as_nd_ndarray(self) -> "NDArray":
+        """The same values as the legacy ``mx.nd.NDArray`` (no copy)."""
+        return NDArray._wrap(self.to_jax())
+
+    def detach(self) -> "NDArray":
+        return type(self)._wrap(self._data)
+
+    # -- in-place writes ------------------------------------------------------------
+    def _write(self, data: Any) -> None:
+        """Replace the buffer: every holder of this object sees the new values."""
+        if self._var is not None and self._var.pending:
+            _engine.wait_for_variable(self._var)
+        self._data = data
+
+    def _assign(self, result: "NDArray", opname: str) -> None:
+        """Store an op result into self, keeping self's shape and dtype (NumPy's in-place rule)."""
+        data = result._data
+        if tuple(data.shape) != self.shape:
+            raise MXNetValueError(
+                f"{opname}: non-broadcastable output operand with shape {self.shape} "
+                f"doesn't match the broadcast shape {tuple(data.shape)}")
+        if data.dtype != self._data.dtype:
+            data = data.astype(self._data.dtype)
+        self._write(data)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        static, arrays, has_mask = _indexing.split_key(key, _data_of)
+        if not has_mask:
+            _indexing.check_bounds(static, self.shape, "__setitem__")
+        value = value if isinstance(value, NDArray) else _data_of(value)
+        op = _op("_setitem_mask" if has_mask else "_setitem")
+        result = invoke(op, (self, value, *arrays), {"key": static}, type(self))
+        self._write(result._data)
+
+    def __getitem__(self, key: Any) -> "NDArray":
+        static, arrays, has_mask = _indexing.split_key(key, _data_of)
+        if not has_mask:
+            _indexing.check_bounds(static, self.shape, "__getitem__")
+        op = _op("_getitem_mask" if has_mask else "_getitem")
+        return invoke(op, (self, *arrays), {"key": static}, type(self))
+
+    # -- Python protocol ------------------------------------------------------------
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Any:
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise MXNetValueError(
+                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()")
+        return bool(self.asnumpy().reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.asscalar())
+
+    def __int__(self) -> int:
+        return int(self.asscalar())
+
+    def __index__(self) -> int:
+        if onp.dtype(self._data.dtype).kind not in "iu" or self.size != 1:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self.asscalar())
+
+    def __complex__(self) -> complex:
+        return complex(self.asscalar())
+
+    __hash__ = object.__hash__
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (type(self), self.asnumpy()))
+
+    def __repr__(self) -> str:
+        values = onp.array2string(self.asnumpy(), separator=" ", prefix="[")
+        shape = "x".join(str(s) for s in self.shape)
+        return f"\n{values}\n<{type(self).__name__} {shape} @{self.device}>"
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    # -- operators (one registered op each) -------------------------------------------
+    __add__ = _binary("add")
+    __radd__ = _binary("add", reflected=True)
+    __sub__ = _binary("subtract")
+    __rsub__ = _binary("subtract", reflected=True)
+    __mul__ = _binary("multiply")
+    __rmul__ = _binary("multiply", reflected=True)
+    __truediv__ = _binary("true_divide")
+    __rtruediv__ = _binary("true_divide", reflected=True)
+    __floordiv__ = _binary("floor_divide")
+    __rfloordiv__ = _binary("floor_divide", reflected=True)
+    __mod__ = _binary("mod")
+    __rmod__ = _binary("mod", reflected=True)
+    __pow__ = _binary("power")
+    __rpow__ = _binary("power", reflected=True)
+    __matmul__ = _binary("matmul")
+    __rmatmul__ = _binary("matmul", reflected=True)
+    __and__ = _binary("bitwise_and")
+    __rand__ = _binary("bitwise_and", reflected=True)
+    __or__ = _binary("bitwise_or")
+    __ror__ = _binary("bitwise_or", reflected=True)
+    __xor__ = _binary("bitwise_xor")
+    __rxor__ = _binary("bitwise_xor", reflected=True)
+    __lshift__ = _binary("left_shift")
+    __rlshift__ = _binary("left_shift", reflected=True)
+    __rshift__ = _binary("right_shift")
+    __rrshift__ = _binary("right_shift", reflected=True)
+    # MXNet 1.x comparisons give 0/1 in the operands' dtype (mx.np.ndarray gives bool)
+    __eq__ = _binary("broadcast_equal")  # type: ignore[assignment]
+    __ne__ = _binary("broadcast_not_equal")  # type: ignore[assignment]
+    __lt__ = _binary("broadcast_lesser")
+    __le__ = _binary("broadcast_lesser_equal")
+    __gt__ = _binary("broadcast_greater")
+    __ge__ = _binary("broadcast_greater_equal")
+    __iadd__ = _inplace("add")
+    __isub__ = _inplace("subtract")
+    __imul__ = _inplace("multiply")
+    __itruediv__ = _inplace("true_divide")
+    __ifloordiv__ = _inplace("floor_divide")
+    __imod__ = _inplace("mod")
+    __ipow__ = _inplace("power")
+    __iand__ = _inplace("bitwise_and")
+    __ior__ = _inplace("bitwise_or")
+    __ixor__ = _inplace("bitwise_xor")
+    __ilshift__ = _inplace("left_shift")
+    __irshift__ = _inplace("right_shift")
+    __neg__ = _unary("negative")
+    __pos__ = _unary("positive")
+    __abs__ = _unary("absolute")
+    __invert__ = _unary("invert")
+
+    # -- a few methods both array classes share --------------------------------------------
+    def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
+        """Reshape; the legacy class also accepts MXNet's special codes (0, -1, -2, -3, -4)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = kwargs.pop("shape", shape)
+        reverse = kwargs.pop("reverse", False)
+        if kwargs:
+            raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+        return invoke(_op("Reshape"), (self,), {"shape": tuple(shape), "reverse": bool(reverse)}, type(self))
+
+    def transpose(self, *axes: Any) -> "NDArray":
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return invoke(_op("transpose"), (self,), {"axes": tuple(axes) if axes else None}, type(self))
+
+    def __getattr__(self, name: str) -> Any:
+        """MXNet 1.x's fluent methods (``x.sum(axis=1)``, ``x.relu()``), registered by ``mx.nd``."""
+        method = _FLUENT_METHODS.get(name)
+        if method is None or type(self)._fluent is False:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return functools.partial(method, self)
+
+    _fluent = True  # mx.np.ndarray turns the 1.x methods off: it has NumPy's
+
+    def attach_grad(self, grad_req: str = "write", stype: Any = None) -> None:
+        """Mark as a variable for autograd: provided by ``mxjax.autograd`` once it is imported."""
+        raise MXNetError("autograd is not available: import mxjax.autograd")
+
+
+def _rebuild(cls: type, values: onp.ndarray) -> NDArray:
+    return cls._wrap(jnp.asarray(values))
+
+
+def _data_of(x: Any) -> Any:
+    return x._data if isinstance(x, NDArray) else x
+
+
+def from_jax(data: jax.Array, cls: type | None = None) -> NDArray:
+    """Wrap a ``jax.Array`` without copying."""
+    return (cls or _default_class())._wrap(data)
+
+
+def array(source: Any, dtype: Any = None, ctx: Device | None = None, cls: type | None = None,
+          device: Device | None = None) -> NDArray:
+    """Copy ``source`` (array-like, NumPy, JAX or NDArray) into a new array.
+
+    Python lists and scalars get the default float dtype (float32) as in MXNet, even integers;
+    NumPy, JAX and NDArray sources keep their dtype unless ``dtype`` is given.
+    """
+    cls = cls or _default_class()
+    device = device or ctx
+    dtype = normalize_dtype(dtype)
+    if isinstance(source, NDArray):
+        data = source.to_jax()
+    elif isinstance(source, (jax.Array, onp.ndarray)) or hasattr(source, "__array__"):
+        data = source
+    else:  # Python lists and scalars: MXNet's default float dtype, whatever the values
+        data = onp.asarray(source)
+        dtype = dtype or _config.default_float_dtype()
+    if dtype is not None and dtype.kind == "V":
+        raise MXNetTypeError(f"array: unsupported dtype {dtype}")
+    try:
+        result = jnp.array(data, dtype=dtype, copy=True)
+    except (TypeError, ValueError) as err:
+        raise MXNetTypeError(f"array: cannot make an array from {type(source).__name__}: {err}") from None
+    target = device or current_device()
+    if target != _DEFAULT_DEVICE or device is not None:
+        result = jax.device_put(result, target.jax_device)
+    return cls._wrap(result)
+
+
+_DEFAULT_DEVICE = Device("cpu", 0)
+
+
+def waitall() -> None:
+    """Wait for all pending engine work and all dispatched JAX computations; re-raise stored errors."""
+    _engine.wait_for_all()
+    try:
+        (jax.effects_barrier if hasattr(jax, "effects_barrier") else lambda: None)()
+        for buf in jax.live_arrays():
+            buf.block_until_ready()
+    except Exception as err:
+        raise MXNetError(f"error in an asynchronous computation: {err}") from None
+
+
+def _flatten(x: NDArray) -> Any:
+    return (x._data,), None
+
+
+def _unflatten_for(cls: type) -> Any:
+    return lambda aux, children: cls._wrap(children[0])
+
+
+def register_pytree(cls: type) -> None:
+    """Make ``cls`` a JAX pytree so NDArrays pass through ``jax.jit``/``jax.grad``/``jax.vmap``."""
+    jax.tree_util.register_pytree_node(cls, _flatten, _unflatten_for(cls))
+
+
+register_pytree(NDArray)

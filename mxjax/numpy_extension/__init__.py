@@ -1,0 +1,14 @@
+"""``mx.npx``: MXNet 2's NumPy extensions -- neural-network operators and the NumPy-mode switches.
+
+``npx.set_np()``, ``npx.save``/``npx.load`` and friends come from ``_utils``; the
+operators (``npx.convolution``, ``npx.batch_norm``, ``npx.softmax``...) from
+``_nn``, each a thin binding of one registered op.
+"""
+from __future__ import annotations
+
+from ._utils import *  # noqa: F401,F403
+from ._utils import __all__ as _utils_all
+from ._nn import *  # noqa: F401,F403
+from ._nn import __all__ as _nn_all
+
+__all__ = [*_utils_all, *_nn_all]

@@ -1,0 +1,74 @@
+"""The ops NDArray itself needs: casts, copies, reshapes, transposes, indexing and index assignment."""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from .. import _indexing
+from ._reshape import legacy_shape, npx_shape
+from .registry import OpDef, defop, register
+
+
+@defop("astype", aliases=("_npi_cast", "Cast", "cast"))
+def astype(data, *, dtype: dtype = "float32"):
+    """Cast to ``dtype``."""
+    return data.astype(dtype)
+
+
+@defop("copy", aliases=("_copy", "_npi_copy", "identity"))
+def copy(data):
+    """A copy of the array."""
+    return jnp.array(data, copy=True)
+
+
+@defop("Reshape", aliases=("reshape_legacy",))
+def legacy_reshape(data, *, shape: shape = (), reverse: bool = False):
+    """Reshape with MXNet 1.x's special codes 0, -1, -2, -3, -4 (see ``_reshape``)."""
+    return jnp.reshape(data, legacy_shape(tuple(data.shape), tuple(shape), reverse))
+
+
+@defop("_npx_reshape", aliases=("npx_reshape",))
+def npx_reshape(a, *, newshape: shape = (), reverse: bool = False, order: str = "C"):
+    """Reshape with ``npx.reshape``'s special codes -1 to -6."""
+    return jnp.reshape(a, npx_shape(tuple(a.shape), tuple(newshape), reverse))
+
+
+@defop("reshape", aliases=("_np_reshape", "_npi_reshape"))
+def reshape(a, *, newshape: shape = (), order: str = "C"):
+    """NumPy's reshape (one -1 may be inferred)."""
+    shape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
+    return jnp.reshape(a, npx_shape(tuple(a.shape), shape), order=order)
+
+
+@defop("transpose", aliases=("_np_transpose", "_npi_transpose"))
+def transpose(a, *, axes: shape | None = None):
+    """Permute the axes (reverse them by default; MXNet 1.x JSON writes ``axes=()`` for that)."""
+    return jnp.transpose(a, axes or None)
+
+
+def _getitem(data, *indices, key: tuple = ()):
+    """``data[key]`` with NumPy's basic and advanced indexing."""
+    return data[_indexing.build_key(key, indices)]
+
+
+def _setitem(data, value, *indices, key: tuple = ()):
+    """A copy of ``data`` with ``data[key] = value`` (the NDArray then takes it as its new buffer)."""
+    value = jnp.asarray(value).astype(data.dtype)
+    return data.at[_indexing.build_key(key, indices)].set(value)
+
+
+register(OpDef("_getitem", _getitem, aliases=("_npi_advanced_indexing", "_npi_slice_basic")))
+register(OpDef("_getitem_mask", _getitem, aliases=("_npi_boolean_mask_getitem",), dynamic_shape=True))
+register(OpDef("_setitem", _setitem, aliases=("_npi_index_update",)))
+register(OpDef("_setitem_mask", _setitem, aliases=("_npi_boolean_mask_assign",), dynamic_shape=True))
+
+
+@defop("matmul", aliases=("_npi_matmul",))
+def matmul(a, b):
+    """Matrix product with NumPy's broadcasting of the leading dimensions."""
+    return jnp.matmul(a, b)
+
+
+@defop("dot", aliases=("_np_dot", "_npi_dot"))
+def dot(a, b):
+    """NumPy's ``dot``: inner product for vectors, matmul for matrices, sum-product over the last axes."""
+    return jnp.dot(a, b)

@@ -1,0 +1,150 @@
+"""Element-wise operators: NumPy's ufuncs with MXNet's names and dtype rules.
+
+Each line registers one op.  Float-producing functions cast integer input to the
+default float dtype (MXNet: float32) instead of JAX's float64; binary arithmetic
+keeps NumPy promotion but undoes float64 that came only from Python scalars.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax.numpy as jnp
+
+from ._dtypes import fix_float, to_float
+from .registry import OpDef, register
+
+
+def _float_unary(fn: Callable) -> Callable:
+    def compute(x):
+        return fn(to_float(x))
+    compute.__doc__ = fn.__doc__
+    return compute
+
+
+def _same_unary(fn: Callable) -> Callable:
+    def compute(x):
+        return fn(x)
+    compute.__doc__ = fn.__doc__
+    return compute
+
+
+def _binary(fn: Callable, floats: bool = False) -> Callable:
+    if floats:  # true division and friends: integer-only operands give the default float dtype
+        def compute(x1, x2):
+            if not (_inexact(x1) or _inexact(x2)):
+                x1 = x1 if _is_scalar(x1) else to_float(x1)
+                x2 = x2 if _is_scalar(x2) else to_float(x2)
+            return fix_float(fn(x1, x2), x1, x2)
+    else:
+        def compute(x1, x2):
+            return fix_float(fn(x1, x2), x1, x2)
+    compute.__doc__ = fn.__doc__
+    return compute
+
+
+def _is_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float, complex))
+
+
+def _inexact(x: Any) -> bool:
+    return isinstance(x, (float, complex)) or jnp.issubdtype(jnp.result_type(x), jnp.inexact)
+
+
+def _unary_table(table: dict, maker: Callable) -> None:
+    for name, (fn, aliases) in table.items():
+        register(OpDef(name, maker(fn), aliases=aliases))
+
+
+# name: (jax function, MXNet aliases — np-internal, legacy and symbol-JSON names)
+_FLOAT_UNARY = {
+    "sin": (jnp.sin, ("_npi_sin",)), "cos": (jnp.cos, ("_npi_cos",)), "tan": (jnp.tan, ("_npi_tan",)),
+    "arcsin": (jnp.arcsin, ("_npi_arcsin",)), "arccos": (jnp.arccos, ("_npi_arccos",)),
+    "arctan": (jnp.arctan, ("_npi_arctan",)), "sinh": (jnp.sinh, ("_npi_sinh",)),
+    "cosh": (jnp.cosh, ("_npi_cosh",)), "tanh": (jnp.tanh, ("_npi_tanh",)),
+    "arcsinh": (jnp.arcsinh, ("_npi_arcsinh",)), "arccosh": (jnp.arccosh, ("_npi_arccosh",)),
+    "arctanh": (jnp.arctanh, ("_npi_arctanh",)), "exp": (jnp.exp, ("_npi_exp",)),
+    "expm1": (jnp.expm1, ("_npi_expm1",)), "exp2": (jnp.exp2, ("_npi_exp2",)),
+    "log": (jnp.log, ("_npi_log",)), "log2": (jnp.log2, ("_npi_log2",)),
+    "log10": (jnp.log10, ("_npi_log10",)), "log1p": (jnp.log1p, ("_npi_log1p",)),
+    "sqrt": (jnp.sqrt, ("_npi_sqrt",)), "cbrt": (jnp.cbrt, ("_npi_cbrt",)),
+    "degrees": (jnp.degrees, ("_npi_degrees",)), "radians": (jnp.radians, ("_npi_radians",)),
+    "deg2rad": (jnp.deg2rad, ("_npi_deg2rad",)), "rad2deg": (jnp.rad2deg, ("_npi_rad2deg",)),
+    "sinc": (jnp.sinc, ()), "fabs": (jnp.fabs, ("_npi_fabs",)), "angle": (jnp.angle, ()),
+    "rint": (jnp.rint, ("_npi_rint",)),
+    "reciprocal": (jnp.reciprocal, ("_npi_reciprocal",)),
+}
+_SAME_UNARY = {
+    "negative": (jnp.negative, ("_npi_negative",)), "positive": (jnp.positive, ()),
+    "absolute": (jnp.absolute, ("_npi_absolute", "abs")), "sign": (jnp.sign, ("_npi_sign",)),
+    "square": (jnp.square, ("_npi_square",)), "floor": (jnp.floor, ("_npi_floor",)),
+    "ceil": (jnp.ceil, ("_npi_ceil",)), "trunc": (jnp.trunc, ("_npi_trunc",)),
+"fix": (jnp.trunc, ("_npi_fix",)),
+    "invert": (jnp.invert, ("_npi_bitwise_not", "bitwise_not")),
+    "logical_not": (jnp.logical_not, ("_npi_logical_not",)),
+    "isnan": (jnp.isnan, ("_npi_isnan",)), "isinf": (jnp.isinf, ("_npi_isinf",)),
+    "isfinite": (jnp.isfinite, ("_npi_isfinite",)), "isposinf": (jnp.isposinf, ("_npi_isposinf",)),
+    "isneginf": (jnp.isneginf, ("_npi_isneginf",)), "signbit": (jnp.signbit, ()),
+    "conj": (jnp.conj, ("conjugate",)), "real": (jnp.real, ()), "imag": (jnp.imag, ()),
+    "spacing": (jnp.spacing, ()),
+}
+_BINARY = {
+    "add": (jnp.add, ("_npi_add", "broadcast_add", "broadcast_plus", "elemwise_add", "_plus", "_add", "_Plus")),
+    "subtract": (jnp.subtract, ("_npi_subtract", "broadcast_sub", "broadcast_minus", "elemwise_sub",
+                                "_minus", "_sub", "_Minus")),
+    "multiply": (jnp.multiply, ("_npi_multiply", "broadcast_mul", "elemwise_mul", "_mul", "_Mul")),
+    "floor_divide": (jnp.floor_divide, ("_npi_floor_divide",)),
+    "mod": (jnp.mod, ("_npi_mod", "broadcast_mod", "_mod", "remainder")),
+    "fmod": (jnp.fmod, ("_npi_fmod",)),
+    "power": (jnp.power, ("_npi_power", "broadcast_power", "_power", "_Power")),
+    "maximum": (jnp.maximum, ("_npi_maximum", "broadcast_maximum", "_maximum", "_Maximum")),
+    "minimum": (jnp.minimum, ("_npi_minimum", "broadcast_minimum", "_minimum", "_Minimum")),
+    "fmax": (jnp.fmax, ("_npi_fmax",)), "fmin": (jnp.fmin, ("_npi_fmin",)),
+    "copysign": (jnp.copysign, ("_npi_copysign",)), "nextafter": (jnp.nextafter, ()),
+    "gcd": (jnp.gcd, ("_npi_gcd",)), "lcm": (jnp.lcm, ("_npi_lcm",)),
+    "bitwise_and": (jnp.bitwise_and, ("_npi_bitwise_and",)),
+    "bitwise_or": (jnp.bitwise_or, ("_npi_bitwise_or",)),
+    "bitwise_xor": (jnp.bitwise_xor, ("_npi_bitwise_xor",)),
+    "left_shift": (jnp.left_shift, ("_npi_left_shift",)),
+    "right_shift": (jnp.right_shift, ("_npi_right_shift",)),
+    "logical_and": (jnp.logical_and, ("_npi_logical_and",)),
+    "logical_or": (jnp.logical_or, ("_npi_logical_or",)),
+    "logical_xor": (jnp.logical_xor, ("_npi_logical_xor",)),
+    "equal": (jnp.equal, ("_npi_equal",)), "not_equal": (jnp.not_equal, ("_npi_not_equal",)),
+    "less": (jnp.less, ("_npi_less",)), "less_equal": (jnp.less_equal, ("_npi_less_equal",)),
+    "greater": (jnp.greater, ("_npi_greater",)), "greater_equal": (jnp.greater_equal, ("_npi_greater_equal",)),
+    "heaviside": (jnp.heaviside, ()), "ldexp": (jnp.ldexp, ("_npi_ldexp",)),
+}
+_FLOAT_BINARY = {
+    "true_divide": (jnp.true_divide, ("_npi_true_divide", "divide", "broadcast_div", "elemwise_div",
+                                      "_div", "_Div")),
+    "hypot": (jnp.hypot, ("_npi_hypot", "broadcast_hypot", "_hypot")),
+    "arctan2": (jnp.arctan2, ("_npi_arctan2",)),
+    "logaddexp": (jnp.logaddexp, ("_npi_logaddexp",)), "logaddexp2": (jnp.logaddexp2, ()),
+    "float_power": (jnp.float_power, ()),
+}
+
+_unary_table(_FLOAT_UNARY, _float_unary)
+_unary_table(_SAME_UNARY, _same_unary)
+_unary_table(_BINARY, _binary)
+_unary_table(_FLOAT_BINARY, lambda fn: _binary(fn, floats=True))
+
+
+def _round(x, *, decimals: int = 0):
+    """Round to the given number of decimals (NumPy's round-half-to-even)."""
+    return jnp.round(x, decimals)
+
+
+def _clip(a, *, a_min: float | None = None, a_max: float | None = None):
+    """Limit values to [a_min, a_max]."""
+    return jnp.clip(a, a_min, a_max)
+
+
+def _nan_to_num(x, *, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None):
+    """Replace NaN and infinities with finite numbers."""
+    return jnp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+register(OpDef("round", _round, aliases=("_npi_around", "around", "round_")))
+register(OpDef("clip", _clip, aliases=("_npi_clip",)))
+register(OpDef("nan_to_num", _nan_to_num, aliases=("_npi_nan_to_num",)))

@@ -1,0 +1,377 @@
+"""Dense and spatial layers: FullyConnected, Convolution, Deconvolution, Pooling, UpSampling, resizing.
+
+Shapes follow MXNet's shape inference exactly (output-size formulas, weight
+layouts, the checks), and every mismatch is reported at trace time naming the
+op and both shapes.
+"""
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+from jax import lax
+
+from .nn_util import (check_choice, check_shape, fail, float_input, from_channel_first, resolve_layout,
+                      spatial_tuple, to_channel_first)
+from .registry import defop
+
+
+def _common_float(op, *arrays):
+    """Cast the arrays to one float dtype (integer input gives the default float)."""
+    arrays = [float_input(op, a) for a in arrays]
+    dtype = jnp.result_type(*arrays)
+    return [a.astype(dtype) for a in arrays]
+
+
+def _check_bias(op, bias, no_bias, num_filter):
+    if no_bias:
+        return None
+    if bias is None:
+        fail(op, "no_bias=False needs a bias input (or pass no_bias=True)")
+    check_shape(op, "bias", bias, (num_filter,), f"one value per output channel, num_filter={num_filter}")
+    return bias
+
+
+@defop("FullyConnected", aliases=("_npx_fully_connected",))
+def fully_connected(data, weight, bias=None, *, num_hidden: int | None = None, no_bias: bool = False,
+                    flatten: bool = True):
+    """``data @ weight.T + bias``; with ``flatten`` all axes but the first are collapsed first."""
+    op = "FullyConnected"
+    x = data.reshape(data.shape[0], -1) if flatten and data.ndim != 2 else data
+    if x.ndim == 0:
+        fail(op, "data must have at least one dimension")
+    units = weight.shape[0] if num_hidden is None or num_hidden == 0 else num_hidden
+    expected = (units, x.shape[-1])
+    check_shape(op, "weight", weight, expected,
+                f"data {tuple(data.shape)}, num_hidden={units}, flatten={flatten}")
+    bias = _check_bias(op, bias, no_bias, units)
+    x, w = _common_float(op, x, weight)
+    out = jnp.matmul(x, w.T)
+    return out if bias is None else out + bias.astype(out.dtype)
+
+
+def _conv_setup(op, data, kernel, stride, dilate, pad, layout):
+    nspatial = len(kernel) if kernel else data.ndim - 2
+    if not kernel:
+        fail(op, "kernel is required, e.g. kernel=(3, 3)")
+    if data.ndim != nspatial + 2:
+        fail(op, f"data of shape {tuple(data.shape)} must be {nspatial + 2}-D for a {nspatial}-D "
+                 f"kernel {tuple(kernel)} (batch, channel and {nspatial} spatial axes)")
+    layout, channel_last = resolve_layout(op, layout, nspatial)
+    stride = spatial_tuple(op, "stride", stride, nspatial, 1)
+    dilate = spatial_tuple(op, "dilate", dilate, nspatial, 1)
+    pad = spatial_tuple(op, "pad", pad, nspatial, 0)
+    if min(stride) < 1 or min(dilate) < 1 or min(pad) < 0 or min(kernel) < 1:
+        fail(op, f"kernel {tuple(kernel)}, stride {stride} and dilate {dilate} must be positive, "
+                 f"pad {pad} non-negative")
+    return tuple(int(k) for k in kernel), stride, dilate, pad, layout, channel_last
+
+
+def _groups(op, channels, num_filter, num_group):
+    if num_group < 1 or channels % num_group or num_filter % num_group:
+        fail(op, f"num_group={num_group} must divide both the input channels ({channels}) "
+                 f"and num_filter ({num_filter})")
+
+
+def _dimension_numbers(layout):
+    # lax names spatial axes by letter; the weight spec puts O and I where the layout has N and C
+    rhs = "O" + layout[1:-1] + "I" if layout.endswith("C") else "OI" + layout[2:]
+    return layout, rhs, layout
+
+
+def _add_bias(out, bias, channel_last):
+    if bias is None:
+        return out
+    shape = (1,) * (out.ndim - 1) + (-1,) if channel_last else (1, -1) + (1,) * (out.ndim - 2)
+    return out + bias.astype(out.dtype).reshape(shape)
+
+
+@defop("Convolution", aliases=("_npx_convolution",))
+def convolution(data, weight, bias=None, *, kernel: shape = (), stride: shape = (), dilate: shape = (),
+                pad: shape = (), num_filter: int = 1, num_group: int = 1, workspace: int = 1024,
+                no_bias: bool = False, cudnn_tune: str | None = None, cudnn_off: bool = False,
+                layout: str | None = None):
+    """1-D/2-D/3-D convolution (cross-correlation) with MXNet's weight layout ``(num_filter, C/g, *kernel)``."""
+    op = "Convolution"
+    kernel, stride, dilate, pad, layout, channel_last = _conv_setup(op, data, kernel, stride, dilate, pad,
+                                                                    layout)
+    channels = data.shape[-1] if channel_last else data.shape[1]
+    _groups(op, channels, num_filter, num_group)
+    per_group = channels // num_group
+    expected = (num_filter, *kernel, per_group) if channel_last else (num_filter, per_group, *kernel)
+    check_shape(op, "weight", weight, expected,
+                f"data {tuple(data.shape)} {layout}, kernel={kernel}, num_filter={num_filter}, "
+                f"num_group={num_group}")
+    bias = _check_bias(op, bias, no_bias, num_filter)
+    for i, (size, k, p, d) in enumerate(zip(_spatial(data, channel_last), kernel, pad, dilate)):
+        if size + 2 * p < d * (k - 1) + 1:
+            fail(op, f"dilated kernel {d * (k - 1) + 1} on spatial axis {i} exceeds the padded input "
+                     f"{size + 2 * p} (data {tuple(data.shape)}, pad={pad})")
+    x, w = _common_float(op, data, weight)
+    out = lax.conv_general_dilated(x, w, window_strides=stride, padding=[(p, p) for p in pad],
+                                   rhs_dilation=dilate, dimension_numbers=_dimension_numbers(layout),
+                                   feature_group_count=num_group)
+    return _add_bias(out, bias, channel_last)
+
+
+def _spatial(data, channel_last):
+    return tuple(data.shape[1:-1]) if channel_last else tuple(data.shape[2:])
+
+
+def deconv_pad_adj(op, in_sizes, kernel, stride, dilate, pad, adj, target_shape):
+    """MXNet's DeconvolutionParam::InferPad: (pad, adj) per spatial axis, derived from target_shape if set."""
+    if target_shape and any(t != 0 for t in target_shape):
+        if len(target_shape) != len(kernel):
+            fail(op, f"target_shape={tuple(target_shape)} must have {len(kernel)} entries")
+        pads, adjs = [], []
+        for size, k, s, d, t in zip(in_sizes, kernel, stride, dilate, target_shape):
+            total = s * (size - 1) + d * (k - 1) + 1
+            if total < t:
+                fail(op, f"target_shape {tuple(target_shape)} is too big for input spatial size "
+                         f"{tuple(in_sizes)} (at most {total} on an axis with kernel {k}, stride {s})")
+            total -= t
+            adjs.append(total % 2)
+            pads.append((total + 1) // 2)
+        return tuple(pads), tuple(adjs)
+    return pad, adj
+
+
+@defop("Deconvolution", aliases=("_npx_deconvolution",))
+def deconvolution(data, weight, bias=None, *, kernel: shape = (), stride: shape = (), dilate: shape = (),
+                  pad: shape = (), adj: shape = (), target_shape: shape = (), num_filter: int = 1,
+                  num_group: int = 1, workspace: int = 512, no_bias: bool = True,
+                  cudnn_tune: str | None = None, cudnn_off: bool = False, layout: str | None = None):
+    """Transposed convolution; output size ``stride*(in-1) + dilate*(kernel-1) + 1 - 2*pad + adj``.
+
+    The weight is ``(C, num_filter/num_group, *kernel)`` as in MXNet (the gradient of
+    a Convolution with that weight).
+    """
+    op = "Deconvolution"
+    kernel, stride, dilate, pad, layout, channel_last = _conv_setup(op, data, kernel, stride, dilate, pad,
+                                                                    layout)
+    adj = spatial_tuple(op, "adj", adj, len(kernel), 0)
+    x = to_channel_first(data, channel_last)
+    channels = x.shape[1]
+    _groups(op, channels, num_filter, num_group)
+    per_group = num_filter // num_group
+    expected = (channels, *kernel, per_group) if channel_last else (channels, per_group, *kernel)
+    check_shape(op, "weight", weight, expected,
+                f"data {tuple(data.shape)} {layout}, kernel={kernel}, num_filter={num_filter}, "
+                f"num_group={num_group}")
+    bias = _check_bias(op, bias, no_bias, num_filter)
+    w = jnp.moveaxis(weight, -1, 1) if channel_last else weight
+    pad, adj = deconv_pad_adj(op, x.shape[2:], kernel, stride, dilate, pad, adj, target_shape)
+    x, w = _common_float(op, x, w)
+    out = transposed_conv(x, w, stride, dilate, pad, adj, num_group)
+    for i, size in enumerate(out.shape[2:]):
+        if size < 1:
+            fail(op, f"pad={pad} leaves no output on spatial axis {i} (data {tuple(data.shape)})")
+    return _add_bias(from_channel_first(out, channel_last), bias, channel_last)
+
+
+def transposed_conv(x, w, stride, dilate, pad, adj, groups):
+    """Channel-first transposed convolution of ``x`` with an MXNet deconvolution weight ``(C, O/g, *k)``."""
+    c, o_per_g = w.shape[0], w.shape[1]
+    ksize = w.shape[2:]
+    # (C, O/g, k) -> (O, C/g, k), spatially flipped: the convolution whose input-gradient this is
+    w = w.reshape(groups, c // groups, o_per_g, *ksize).swapaxes(1, 2)
+    w = w.reshape(groups * o_per_g, c // groups, *ksize)
+    w = jnp.flip(w, axis=tuple(range(2, w.ndim)))
+    padding = []
+    for k, d, p, a in zip(ksize, dilate, pad, adj):
+        edge = d * (k - 1) - p
+        padding.append((edge, edge + a))
+    spec = "NC" + "DHW"[3 - len(ksize):]
+    return lax.conv_general_dilated(x, w, window_strides=(1,) * len(ksize), padding=padding,
+                                    lhs_dilation=stride, rhs_dilation=dilate,
+                                    dimension_numbers=(spec, "OI" + spec[2:], spec),
+                                    feature_group_count=groups)
+
+
+# -------------------------------------------------------------------- pooling
+
+def _pool_out_size(op, size, k, p, s, convention):
+    if k > size + 2 * p:
+        fail(op, f"kernel size ({k}) exceeds input ({size} padded to {size + 2 * p})")
+    if convention == "valid":
+        return 1 + (size + 2 * p - k) // s
+    if convention == "full":
+        return 1 + math.ceil((size + 2 * p - k) / s)
+    return math.ceil((size + 2 * p) / s)  # 'same' (1-D max pooling)
+
+
+def _window_sum(x, window, strides, padding):
+    return lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add, window, strides, padding)
+
+
+@defop("Pooling", aliases=("_npx_pooling",))
+def pooling(data, *, kernel: shape = (), pool_type: str = "max", global_pool: bool = False,
+            cudnn_off: bool = False, pooling_convention: str = "valid", stride: shape = (), pad: shape = (),
+            p_value: int | None = None, count_include_pad: bool | None = None, layout: str | None = None):
+    """Max/avg/sum/Lp pooling over 1-3 spatial axes, with MXNet's 'valid'/'full'/'same' output sizes."""
+    op = "Pooling"
+    check_choice(op, "pool_type", pool_type, ("max", "avg", "sum", "lp"))
+    check_choice(op, "pooling_convention", pooling_convention, ("valid", "full", "same"))
+    if not 3 <= data.ndim <= 5:
+        fail(op, f"data of shape {tuple(data.shape)} must be 3-D (batch, channel, x), 4-D or 5-D")
+    nspatial = data.ndim - 2
+    layout, channel_last = resolve_layout(op, layout, nspatial)
+    if pool_type == "lp" and p_value not in (1, 2, 3):
+        fail(op, f"pool_type='lp' needs p_value 1, 2 or 3, got {p_value}")
+    x = to_channel_first(data, channel_last)
+    if pool_type in ("avg", "lp"):
+        x = float_input(op, x)
+    sizes = tuple(x.shape[2:])
+    if global_pool:
+        kernel, stride, pad = sizes, (1,) * nspatial, (0,) * nspatial
+    else:
+        if len(kernel) != nspatial:
+            fail(op, f"kernel {tuple(kernel)} must have {nspatial} entries for data {tuple(data.shape)} "
+                     f"({layout})")
+        stride = spatial_tuple(op, "stride", stride, nspatial, 1)
+        pad = spatial_tuple(op, "pad", pad, nspatial, 0)
+    if pooling_convention == "same" and not global_pool:
+        if nspatial != 1 or any(pad):
+            fail(op, f"pooling_convention='same' supports 1-D pooling without pad only "
+                     f"(data {tuple(data.shape)}, pad={pad})")
+    outs = tuple(_pool_out_size(op, n, k, p, s, "valid" if global_pool else pooling_convention)
+                 for n, k, p, s in zip(sizes, kernel, pad, stride))
+    # pad low by `pad`, high by whatever the last window needs (never less than zero)
+    highs = tuple(max((o - 1) * s + k - n - p, 0) for o, s, k, n, p in zip(outs, stride, kernel, sizes, pad))
+    window, strides = (1, 1) + tuple(kernel), (1, 1) + tuple(stride)
+    padding = ((0, 0), (0, 0)) + tuple(zip(pad, highs))
+    if pool_type == "max":
+        init = jnp.array(-jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min,
+                         x.dtype)
+        out = lax.reduce_window(x, init, lax.max, window, strides, padding)
+    elif pool_type == "lp":
+        powered = x if p_value == 1 else x * x if p_value == 2 else x * x * x
+        total = _window_sum(powered, window, strides, padding)
+        out = total if p_value == 1 else jnp.sqrt(total) if p_value == 2 else jnp.cbrt(total)
+    else:
+        out = _window_sum(x, window, strides, padding)
+    crop = tuple(slice(0, o) for o in outs)
+    out = out[(slice(None), slice(None)) + crop]
+    if pool_type == "avg":
+        out = out / _avg_divisor(sizes, kernel, stride, pad, highs, count_include_pad, out.dtype)[crop]
+    return from_channel_first(out, channel_last)
+
+
+def _avg_divisor(sizes, kernel, stride, pad, highs, count_include_pad, dtype):
+    """Elements each window averages over: the window clipped to the padded input (MXNet's default)
+    or, with ``count_include_pad=False``, to the input itself."""
+    if count_include_pad is None or count_include_pad:
+        ones = jnp.ones(tuple(n + 2 * p for n, p in zip(sizes, pad)), dtype)
+        padding = tuple((0, max(h - p, 0)) for h, p in zip(highs, pad))
+    else:
+        ones = jnp.ones(sizes, dtype)
+        padding = tuple(zip(pad, highs))
+    return _window_sum(ones, tuple(kernel), tuple(stride), padding)
+
+
+# -------------------------------------------------------------------- resizing
+
+@defop("UpSampling")
+def upsampling(*data, scale: int = 1, num_filter: int = 0, sample_type: str = "nearest",
+               multi_input_mode: str = "concat", num_args: int = 1, workspace: int = 512):
+    """Nearest-neighbour (inputs upsampled to the first one's size x scale, then concatenated or summed)
+    or bilinear upsampling (inputs ``data, weight``: a grouped deconvolution) of NCHW data."""
+    op = "UpSampling"
+    check_choice(op, "sample_type", sample_type, ("nearest", "bilinear"))
+    check_choice(op, "multi_input_mode", multi_input_mode, ("concat", "sum"))
+    if not data:
+        fail(op, "needs at least one input")
+    if scale < 1:
+        fail(op, f"scale={scale} must be a positive integer")
+    if sample_type == "bilinear":
+        if len(data) != 2:
+            fail(op, f"sample_type='bilinear' takes (data, weight), got {len(data)} inputs")
+        x, weight = data
+        kernel = 2 * scale - scale % 2
+        pad = math.ceil((scale - 1) / 2.0)
+        channels = x.shape[1]
+        check_shape(op, "weight", weight, (channels, 1, kernel, kernel),
+                    f"bilinear scale={scale} on data {tuple(x.shape)}")
+        x, weight = _common_float(op, x, weight)
+        return transposed_conv(x, weight, (scale, scale), (1, 1), (pad, pad), (0, 0), channels)
+    height, width = data[0].shape[2] * scale, data[0].shape[3] * scale
+    outs = []
+    for x in data:
+        if x.ndim != 4:
+            fail(op, f"input of shape {tuple(x.shape)} must be 4-D NCHW")
+        if height % x.shape[2] or width % x.shape[3]:
+            fail(op, f"input {tuple(x.shape)} cannot be upsampled by an integer factor to "
+                     f"({height}, {width})")
+        fy, fx = height // x.shape[2], width // x.shape[3]
+        outs.append(jnp.repeat(jnp.repeat(x, fy, axis=2), fx, axis=3))
+    if len(outs) == 1:
+        return outs[0]
+    if multi_input_mode == "sum":
+        total = outs[0]
+        for o in outs[1:]:
+            total = total + o
+        return total
+    return jnp.concatenate(outs, axis=1)
+
+
+def _resize_size(size, scale):
+    return int(size * scale)
+
+
+@defop("BilinearResize2D", aliases=("_contrib_BilinearResize2D",))
+def bilinear_resize_2d(data, like=None, *, height: int = 1, width: int = 1, scale_height: float | None = None,
+                       scale_width: float | None = None, mode: str = "size", align_corners: bool = True):
+    """Bilinear resize of NCHW data to (height, width), a scale, ``like``'s size or the nearest even/odd size."""
+    op = "BilinearResize2D"
+    check_choice(op, "mode", mode, ("size", "odd_scale", "like", "to_even_down", "to_even_up",
+                                    "to_odd_down", "to_odd_up"))
+    if data.ndim != 4:
+        fail(op, f"data of shape {tuple(data.shape)} must be 4-D NCHW")
+    h, w = data.shape[2], data.shape[3]
+    if mode == "size":
+        # MXNet tests scale_height for both axes (its width uses scale_width when scale_height is set)
+        if scale_height is not None:
+            if scale_width is None:
+                fail(op, "scale_height needs scale_width as well")
+            out_h, out_w = _resize_size(h, scale_height), _resize_size(w, scale_width)
+        else:
+            out_h, out_w = height, width
+    elif mode == "odd_scale":
+        if scale_height is None or scale_width is None:
+            fail(op, "mode='odd_scale' needs scale_height and scale_width")
+        out_h = _resize_size(h, scale_height) if h % 2 == 0 else _resize_size(h - 1, scale_height) + 1
+        out_w = _resize_size(w, scale_width) if w % 2 == 0 else _resize_size(w - 1, scale_width) + 1
+    elif mode == "like":
+        if like is None or like.ndim != 4:
+            fail(op, "mode='like' needs a 4-D second input whose height and width to take")
+        out_h, out_w = like.shape[2], like.shape[3]
+    else:
+        even = mode.startswith("to_even")
+        step = -1 if mode.endswith("down") else 1
+        out_h = h if (h % 2 == 0) == even else h + step
+        out_w = w if (w % 2 == 0) == even else w + step
+    if out_h < 1 or out_w < 1:
+        fail(op, f"output size ({out_h}, {out_w}) must be positive")
+    x = float_input(op, data)
+    x = _interp_axis(x, 2, out_h, align_corners)
+    return _interp_axis(x, 3, out_w, align_corners)
+
+
+def _interp_axis(x, axis, out_size, align_corners):
+    """Linear interpolation along one axis with MXNet's (PyTorch's) source-index rule."""
+    in_size = x.shape[axis]
+    dst = jnp.arange(out_size, dtype=jnp.float32)
+    if align_corners:
+        scale = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        src = dst * scale
+    else:
+        scale = in_size / out_size if out_size > 1 else 0.0
+        src = jnp.maximum(scale * (dst + 0.5) - 0.5, 0.0)
+    i0 = jnp.floor(src).astype(jnp.int32)
+    i0 = jnp.minimum(i0, in_size - 1)
+    i1 = jnp.minimum(i0 + 1, in_size - 1)
+    frac = (src - i0).astype(x.dtype)
+    shape = [1] * x.ndim
+    shape[axis] = out_size
+    frac = frac.reshape(shape)
+    return jnp.take(x, i0, axis=axis) * (1 - frac) + jnp.take(x, i1, axis=axis) * frac

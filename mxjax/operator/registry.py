@@ -1,0 +1,198 @@
+"""The operator registry: one ``OpDef`` per operator, every front-end derived from it.
+
+An op is a pure JAX function whose signature says what is what: positional
+parameters are array inputs (a default of ``None`` makes one optional, ``*arrays``
+makes the op variadic), keyword-only parameters are the op's parameters, typed
+by their annotations so they can be read from and written to MXNet's attribute
+strings.  Shape/dtype inference defaults to ``jax.eval_shape`` and the gradient to
+``jax.vjp`` of the same function; an op may override either.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+
+from .. import _config
+from ..base import MXNetError, MXNetValueError, decode_attr, encode_attr, normalize_dtype
+
+__all__ = ["OpDef", "Param", "defop", "register", "get_op", "OPS", "list_ops", "clear_caches"]
+
+OPS: dict[str, "OpDef"] = {}      # canonical name and every alias → OpDef
+_CANONICAL: dict[str, "OpDef"] = {}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One op parameter: its name, default and annotated type (used to decode attribute strings)."""
+
+    name: str
+    default: Any
+    kind: str  # annotation text: 'int', 'float', 'bool', 'str', 'shape', 'axis', 'dtype', 'any', ...
+
+    def decode(self, text: Any) -> Any:
+        value = decode_attr(text) if isinstance(text, str) else text
+        if value is None:
+            return None
+        base = self.kind.replace(" | None", "").replace("Optional[", "").rstrip("]")
+        try:
+            if base == "int":
+                return int(value)
+            if base == "float":
+                return float(value)
+            if base == "bool":
+                return bool(int(value)) if isinstance(value, (int, float)) else bool(value)
+            if base == "str":
+                return str(text) if isinstance(text, str) else str(value)
+            if base == "dtype":
+                return normalize_dtype(value).name
+            if base in ("shape", "tuple"):
+                return tuple(value) if isinstance(value, (tuple, list)) else (int(value),)
+            if base == "axis":
+                return tuple(value) if isinstance(value, (tuple, list)) else int(value)
+        except (TypeError, ValueError) as e:
+            raise MXNetValueError(f"parameter {self.name}: cannot read {text!r} as {self.kind}") from e
+        return value
+
+
+@dataclass(eq=False)
+class OpDef:
+    """Everything mxjax knows about one operator."""
+
+    name: str
+    compute: Callable[..., Any]
+    aliases: tuple[str, ...] = ()
+    num_outputs: int = 1
+    dynamic_shape: bool = False
+    needs_key: bool = False                      # first input is a PRNG key the front-end supplies
+    infer: Callable[..., Any] | None = None      # (*avals, **params) -> avals; default jax.eval_shape
+    grad: Callable[..., Any] | None = None       # custom VJP rule; default jax.vjp of compute
+    differentiable: bool = True
+    doc: str = ""
+    inputs: tuple[str, ...] = field(init=False)
+    optional_inputs: frozenset = field(init=False)
+    input_defaults: dict[str, Any] = field(init=False)
+    variadic: bool = field(init=False)
+    params: dict[str, Param] = field(init=False)
+    _bound: dict = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        sig = inspect.signature(self.compute)
+        inputs, optional, params, variadic, input_defaults = [], [], {}, False, {}
+        for p in sig.parameters.values():
+            if p.kind is p.VAR_POSITIONAL:
+                variadic = True
+                inputs.append(p.name)
+            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                inputs.append(p.name)
+                if p.default is None:
+                    optional.append(p.name)
+                if p.default is not p.empty:
+                    input_defaults[p.name] = p.default
+            elif p.kind is p.KEYWORD_ONLY:
+                kind = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "any")
+                params[p.name] = Param(p.name, p.default, "any" if kind is inspect._empty else kind)
+        if self.needs_key and (not inputs or inputs[0] != "key"):
+            raise TypeError(f"op {self.name}: a random op takes its PRNG key as the first input, named 'key'")
+        self.inputs, self.optional_inputs = tuple(inputs), frozenset(optional)
+        self.input_defaults = input_defaults
+        self.params, self.variadic = params, variadic
+        self.doc = self.doc or inspect.getdoc(self.compute) or ""
+        self._bound = {}
+
+    # -- parameters -----------------------------------------------------------------
+    def check_params(self, params: dict[str, Any]) -> None:
+        unknown = [k for k in params if k not in self.params]
+        if unknown:
+            raise MXNetValueError(
+                f"{self.name}: unknown parameter(s) {unknown}; expected some of {sorted(self.params)}")
+
+    def decode_params(self, attrs: dict[str, str], strict: bool = True) -> dict[str, Any]:
+        """Read MXNet attribute strings into typed parameter values (unknown keys: error or skip)."""
+        out = {}
+        for key, text in attrs.items():
+            spec = self.params.get(key)
+            if spec is None:
+                if strict:
+                    self.check_params({key: text})
+                continue
+            out[key] = spec.decode(text)
+        return out
+
+    def encode_params(self, params: dict[str, Any]) -> dict[str, str]:
+        """The attribute strings MXNet would store for these parameter values."""
+        self.check_params(params)
+        return {k: encode_attr(v) for k, v in params.items()}
+
+    # -- compiled callables -------------------------------------------------------
+    def bind(self, params: dict[str, Any] | None = None) -> Callable[..., Any]:
+        """A ``jax.jit``-compiled callable of the arrays, with these parameters fixed (cached)."""
+        key = tuple(params.items()) if params else ()
+        try:
+            fn = self._bound.get(key)
+        except TypeError:  # an unhashable parameter value (an array): run eagerly, uncached
+            compute = self.compute
+            return lambda *a: compute(*a, **params)
+        if fn is None:
+            fn = self._bound[key] = self._make_callable(params or {})
+        return fn
+
+    def _make_callable(self, params: dict[str, Any]) -> Callable[..., Any]:
+        compute = self.compute
+        if self.dynamic_shape:  # output shape depends on values: cannot be one XLA program
+            return (lambda *a: compute(*a, **params)) if params else compute
+        # always a fresh function: jax.jit caches traces per function object, and
+        # clear_caches() must force a re-trace (ops read the default dtype at trace time)
+        return jax.jit(lambda *a: compute(*a, **params))
+
+    def eval_shape(self, *avals: Any, **params: Any) -> Any:
+        """Output shape/dtype structs for input avals (``jax.ShapeDtypeStruct``) without computing."""
+        if self.infer is not None:
+            return self.infer(*avals, **params)
+        return jax.eval_shape(lambda *a: self.compute(*a, **params), *avals)
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name}>"
+
+
+def register(op: OpDef) -> OpDef:
+    """Add an op under its name and aliases; a name may be registered once."""
+    for name in (op.name, *op.aliases):
+        if name in OPS:
+            raise MXNetError(f"operator {name!r} is already registered (as {OPS[name].name})")
+    for name in (op.name, *op.aliases):
+        OPS[name] = op
+    _CANONICAL[op.name] = op
+    return op
+
+
+def defop(name: str, **options: Any) -> Callable[[Callable], OpDef]:
+    """Decorator: ``@defop("add", aliases=("_npi_add", "broadcast_add"))`` over the JAX compute function."""
+
+    def wrap(compute: Callable) -> OpDef:
+        return register(OpDef(name, compute, **options))
+
+    return wrap
+
+
+def get_op(name: str) -> OpDef:
+    op = OPS.get(name)
+    if op is None:
+        raise MXNetError(f"operator {name!r} is not registered")
+    return op
+
+
+def list_ops() -> list[OpDef]:
+    """Every registered op once, in registration order."""
+    return list(_CANONICAL.values())
+
+
+def clear_caches() -> None:
+    """Drop every compiled callable (ops read the default dtype at trace time)."""
+    for op in _CANONICAL.values():
+        op._bound.clear()
+
+
+_config.on_default_dtype_change(clear_caches)

@@ -1,0 +1,113 @@
+"""Element-wise ops against NumPy: values, dtypes (MXNet's float32 rule), broadcasting, bad input."""
+import numpy as onp
+import pytest
+
+import mxjax as mx
+from mxjax.operator.elemwise import _BINARY, _FLOAT_BINARY, _FLOAT_UNARY, _SAME_UNARY
+
+RNG = onp.random.default_rng(0)
+# domains keep every function finite
+POSITIVE = {"log", "log2", "log10", "log1p", "sqrt", "reciprocal", "arccosh"}
+UNIT = {"arcsin", "arccos", "arctanh"}
+INT_ONLY = {"invert", "gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"}
+NUMPY_NAME = {"absolute": "absolute", "fix": "fix", "mod": "mod"}
+
+
+def _input(name, shape, dtype):
+    if dtype.kind in "iu" or name in INT_ONLY:
+        return RNG.integers(1, 6, size=shape).astype(dtype if dtype.kind in "iu" else onp.int32)
+    if name in UNIT:
+        return RNG.uniform(-0.9, 0.9, size=shape).astype(dtype)
+    if name == "arccosh":
+        return RNG.uniform(1.1, 3, size=shape).astype(dtype)
+    if name in POSITIVE:
+        return RNG.uniform(0.5, 3, size=shape).astype(dtype)
+    return RNG.uniform(-3, 3, size=shape).astype(dtype)
+
+
+def _mx_dtype(numpy_result, *inputs):
+    """MXNet's rule: float64 only from float64 inputs; otherwise the default float32."""
+    if numpy_result.dtype == onp.float64 and not any(x.dtype == onp.float64 for x in inputs):
+        return onp.dtype(onp.float32)
+    return numpy_result.dtype
+
+
+UNARY_OPS = sorted(_FLOAT_UNARY) + sorted(_SAME_UNARY)
+BINARY_OPS = sorted(_BINARY) + sorted(_FLOAT_BINARY)
+
+
+@pytest.mark.parametrize("name", UNARY_OPS)
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_unary(name, dtype):
+    if name in INT_ONLY and dtype != "int32" or dtype == "int32" and name in POSITIVE | UNIT | {"arccosh"}:
+        pytest.skip("outside the function's domain")
+    x = _input(name, (2, 3), onp.dtype(dtype))
+    ref = getattr(onp, NUMPY_NAME.get(name, name))
+    want = ref(x.astype(onp.float64) if name in _FLOAT_UNARY and x.dtype.kind in "iu" else x)
+    if name == "reciprocal" and dtype == "int32":
+        pytest.skip("integer reciprocal")
+    got = getattr(mx.np, name)(mx.np.array(x))
+    assert got.shape == want.shape
+    assert got.dtype == _mx_dtype(onp.asarray(want), x)
+    onp.testing.assert_allclose(got.asnumpy().astype(onp.float64), onp.asarray(want, onp.float64),
+                                rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", BINARY_OPS)
+def test_binary_broadcasting(name):
+    dtype = onp.dtype("int32") if name in INT_ONLY else onp.dtype("float32")
+    a = _input("log", (2, 1, 3), dtype) if name != "ldexp" else _input("x", (2, 1, 3), dtype)
+    b = _input("log", (4, 1), dtype if name != "ldexp" else onp.dtype("int32"))
+    if name in ("left_shift", "right_shift"):
+        b = b % 4
+    ref = getattr(onp, name)
+    want = ref(a, b)
+    got = getattr(mx.np, name)(mx.np.array(a), mx.np.array(b))
+    assert got.shape == want.shape == (2, 4, 3)
+    assert got.dtype == _mx_dtype(onp.asarray(want), a, b)
+    onp.testing.assert_allclose(got.asnumpy().astype(onp.float64), want.astype(onp.float64), rtol=2e-5)
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "true_divide", "power", "maximum"])
+def test_binary_dtype_promotion(name):
+    a = onp.array([1, 2, 3], dtype=onp.int32)
+    b = onp.array([1.5, 2.0, 0.5], dtype=onp.float16)
+    got = getattr(mx.np, name)(mx.np.array(a), mx.np.array(b))
+    want = getattr(onp, name)(a, b)
+    assert got.dtype == onp.float16  # MXNet: integer with float gives the float type (NumPy: float64)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-2)
+    assert getattr(mx.np, name)(mx.np.array(a), mx.np.array(a.astype(onp.int8))).dtype == \
+        _mx_dtype(getattr(onp, name)(a, a.astype(onp.int8)), a)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "logical_and", "hypot", "arctan2"])
+def test_binary_shape_mismatch(name):
+    with pytest.raises(ValueError, match=rf"{name}: operands could not be broadcast together with shapes \(2, 3\) \(2,\)"):
+        getattr(mx.np, name)(mx.np.ones((2, 3)), mx.np.ones((2,)))
+
+
+def test_round_clip_nan_to_num_and_aliases():
+    x = onp.array([-1.55, 0.5, 2.5, 7.25], dtype=onp.float32)
+    onp.testing.assert_allclose(mx.np.round(mx.np.array(x), decimals=1).asnumpy(), onp.round(x, 1))
+    onp.testing.assert_allclose(mx.np.around(mx.np.array(x)).asnumpy(), onp.around(x))
+    onp.testing.assert_allclose(mx.np.clip(mx.np.array(x), 0, 2).asnumpy(), onp.clip(x, 0, 2))
+    y = onp.array([onp.nan, onp.inf, -onp.inf, 1.0], dtype=onp.float32)
+    onp.testing.assert_array_equal(mx.np.nan_to_num(mx.np.array(y), posinf=9.0).asnumpy(),
+                                   onp.nan_to_num(y, posinf=9.0))
+    onp.testing.assert_array_equal(mx.np.abs(mx.np.array(x)).asnumpy(), onp.abs(x))
+    assert mx.np.divide is not None and mx.np.remainder(mx.np.array([5.0]), 3).item() == 2.0
+    assert mx.np.bitwise_not(mx.np.array(onp.array([0], onp.int8))).item() == -1
+    assert mx.np.conjugate(mx.np.array([1.0])).item() == 1.0
+    onp.testing.assert_array_equal(mx.np.round_(mx.np.array(x)).asnumpy(), onp.round(x))
+
+
+def test_default_dtype_switch():
+    i = mx.np.array(onp.array([4, 9], dtype=onp.int32))
+    assert mx.np.sqrt(i).dtype == onp.float32
+    mx.npx.set_np(dtype=True)
+    try:
+        assert mx.np.sqrt(i).dtype == onp.float64
+        assert mx.np.array([1, 2]).dtype == onp.float64
+    finally:
+        mx.npx.set_np(dtype=False)
+    assert mx.np.sqrt(i).dtype == onp.float32

@@ -1,0 +1,109 @@
+"""The registry itself: every op is well-formed, exposed by a front-end, and covered by a numeric test."""
+import importlib.util
+import inspect
+import pathlib
+import re
+import types
+
+import pytest
+
+import mxjax as mx
+from mxjax.base import MXNetError
+from mxjax.operator import OPS, OpDef, defop, get_op, list_ops
+
+TESTS = pathlib.Path(__file__).resolve().parents[1]
+NAMESPACES = ("np", "np.linalg", "np.random", "npx", "nd", "nd.linalg", "random")
+
+
+def _frontend_functions():
+    """(namespace, public name, op) for every function made from a registered op."""
+    found = []
+    for path in NAMESPACES:
+        module = mx
+        for part in path.split("."):
+            module = getattr(module, part, None)
+        if not isinstance(module, types.ModuleType):
+            continue
+        for name in dir(module):
+            fn = getattr(module, name)
+            op = getattr(fn, "op", None)
+            if isinstance(op, OpDef):
+                found.append((path, name, op))
+    return found
+
+
+def test_registry_is_populated_and_names_unique():
+    ops = list_ops()
+    assert len(ops) > 300
+    for op in ops:
+        for name in (op.name, *op.aliases):
+            assert OPS[name] is op
+
+
+@pytest.mark.parametrize("op", list_ops(), ids=lambda op: op.name)
+def test_op_is_well_formed(op):
+    assert op.doc.strip(), f"{op.name} has no docstring"
+    for param in op.params.values():
+        if param.default is not None and param.kind != "any" and not callable(param.default):
+            # defaults survive MXNet's attribute-string encoding
+            assert param.decode(op.encode_params({param.name: param.default})[param.name]) == \
+                param.decode(param.default), param
+
+
+def test_every_public_op_is_exposed_by_a_front_end():
+    exposed = {op.name for _, _, op in _frontend_functions()}
+    internal = {"_getitem", "_getitem_mask", "_setitem", "_setitem_mask"}
+    missing = [op.name for op in list_ops() if op.name not in exposed and op.name not in internal
+               and not op.name.startswith("_")]
+    assert not missing, f"ops with no front-end function: {missing}"
+
+
+def _table_driven_names():
+    """Op names that test_elemwise.py parametrizes over (its tables are built, not spelled out)."""
+    spec = importlib.util.spec_from_file_location("_elemwise_tests", TESTS / "operator" / "test_elemwise.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return set(module.UNARY_OPS) | set(module.BINARY_OPS)
+
+
+def test_every_op_has_a_numeric_test():
+    """Each op is named (by op name, alias or front-end name) in some test module other than this one."""
+    text = "\n".join(p.read_text() for p in TESTS.rglob("test_*.py") if p.name != "test_registry.py")
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) | _table_driven_names()
+    names = {}
+    for _, public, op in _frontend_functions():
+        names.setdefault(op.name, set()).add(public)
+    untested = [op.name for op in list_ops()
+                if not ({op.name, *op.aliases, *names.get(op.name, ())} & words)]
+    assert not untested, f"ops no test mentions: {untested}"
+
+
+def test_unknown_and_duplicate_names():
+    with pytest.raises(MXNetError, match="not registered"):
+        get_op("no_such_op")
+    with pytest.raises(MXNetError, match="already registered"):
+        defop("add")(lambda x: x)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        get_op("transpose").decode_params({"axez": "(1, 0)"})
+
+
+def test_params_decode_from_mxnet_strings():
+    op = get_op("transpose")
+    assert op.decode_params({"axes": "(1, 0)"}) == {"axes": (1, 0)}
+    assert op.encode_params({"axes": (1, 0)}) == {"axes": "(1, 0)"}
+    with pytest.raises(ValueError, match="cannot read"):
+        get_op("round").decode_params({"decimals": "two"})
+
+
+def test_signature_conventions():
+    op = get_op("clip")
+    assert op.inputs == ("a",) and set(op.params) == {"a_min", "a_max"}
+    assert inspect.signature(mx.np.add).parameters  # front-ends are ordinary functions
+    assert mx.np.add.op is get_op("_npi_add") and mx.np.add.__doc__
+
+
+def test_unknown_keyword_is_a_type_error():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'axes'"):
+        mx.np.sqrt(mx.np.ones(2), axes=1)
+    with pytest.raises(TypeError, match="at most"):
+        mx.np.sqrt(mx.np.ones(2), 1, 2, 3)
