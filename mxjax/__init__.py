@@ -8,6 +8,8 @@ from .device import Context, Device, cpu, cpu_pinned, current_context, current_d
 from .ndarray import NDArray, waitall
 from . import numpy as np
 from . import nd
+from . import numpy_extension as npx
+from . import random
 
 context = device  # the 1.x module name: mx.context.Context, mx.context.current_context()
 
@@ -15,6 +17,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "MXNetError", "Context", "Device", "NDArray", "base", "context", "cpu", "cpu_pinned",
-    "current_context", "current_device", "device", "engine", "gpu", "nd", "np", "num_gpus",
-    "operator", "waitall",
+    "current_context", "current_device", "device", "engine", "gpu", "nd", "np", "npx", "num_gpus",
+    "operator", "random", "waitall",
 ]

@@ -24,6 +24,8 @@ _np_dtype_default = False  # False: float32 default (MXNet); True: float64 (NumP
 _np_shape = contextvars.ContextVar("mxjax_np_shape", default=None)
 _np_array = contextvars.ContextVar("mxjax_np_array", default=None)
 
+_training = contextvars.ContextVar("mxjax_training", default=False)
+
 _on_dtype_change: list[Callable[[], None]] = []
 
 
@@ -92,3 +94,25 @@ def np_array(active: bool = True) -> Iterator[None]:
         yield
     finally:
         _np_array.reset(token)
+
+
+def is_training() -> bool:
+    """Whether ops run in training mode (dropout active, batch statistics); set by ``autograd``."""
+    return _training.get()
+
+
+def set_training(train_mode: bool) -> bool:
+    """Set the training flag for this thread/context; returns the previous value."""
+    previous = _training.get()
+    _training.set(bool(train_mode))
+    return previous
+
+
+@contextlib.contextmanager
+def training(train_mode: bool = True) -> Iterator[None]:
+    """Scope with the training flag set (what ``autograd.record``/``train_mode`` use)."""
+    token = _training.set(bool(train_mode))
+    try:
+        yield
+    finally:
+        _training.reset(token)

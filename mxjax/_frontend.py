@@ -27,7 +27,8 @@ _LEGACY_IGNORED = ("name", "attr", "__layout__")
 def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | type,
                   positional: Sequence[str] | None = None, sequence_input: bool = True,
                   legacy: bool = False, defaults: dict[str, Any] | None = None,
-                  module: str | None = None, note: str = "") -> Callable[..., Any]:
+                  module: str | None = None, note: str = "",
+                  keywords: dict[str, str] | None = None) -> Callable[..., Any]:
     """A front-end function for ``op``.
 
     positional: the order in which positional arguments fill inputs and parameters
@@ -35,6 +36,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     sequence_input: for variadic ops, whether the arrays come as one sequence
     (``np.concatenate(seq)``) or as separate positional arguments (``nd.concat(a, b)``).
     defaults: parameter values this namespace uses when the caller gives none.
+    keywords: this namespace's spellings of argument names (``{"x": "data"}`` for npx).
     """
     op = get_op(op) if isinstance(op, str) else op
     inputs = tuple(n for n in op.inputs if not (op.needs_key and n == "key")) if not op.variadic else ()
@@ -44,6 +46,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     fixed = dict(defaults or {})
     get_cls = out_cls if not isinstance(out_cls, type) else (lambda: out_cls)
     star = op.variadic and not sequence_input
+    renames = dict(keywords or {})
 
     def function(*args: Any, out: NDArray | None = None, **kwargs: Any) -> Any:
         if op.variadic:
@@ -61,6 +64,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
         for key, value in zip(names, args):
             bound[key] = value
         for key, value in kwargs.items():
+            key = renames.get(key, key)
             if key in bound and key not in fixed and key in names[:len(args)]:
                 raise TypeError(f"{name}() got multiple values for argument {key!r}")
             bound[key] = value

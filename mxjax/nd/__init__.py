@@ -17,7 +17,7 @@ from ._functions import *  # noqa: F401,F403
 from ._functions import __all__ as _functions_all
 from ._layers import *  # noqa: F401,F403
 from ._layers import __all__ as _layers_all
-from . import linalg, random  # noqa: F401
+from . import contrib, linalg, random  # noqa: F401
 from ._io import save, load  # noqa: F401
 from ._fluent import FLUENT_METHODS
 from ..ndarray import register_fluent_methods

@@ -8,9 +8,9 @@ and ``leaky_relu`` read the train-mode flag (``autograd.is_training()``), and
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable
 
+from .._config import is_training
 from .._frontend import make_function, store_out
 from .._rng import next_key
 from ..ndarray import invoke
@@ -20,19 +20,14 @@ from ..operator import get_op
 _MODULE = "mxjax.numpy_extension"
 
 
+# npx spells some inputs differently from the legacy ops it shares (npx.fully_connected(x=...))
+_KEYWORDS = {"x": "data", "a": "lhs", "b": "rhs"}
+
+
 def _npx(op: str, name: str, **options: Any) -> Callable[..., Any]:
     # MXNet 2's npx layer functions swallow **kwargs (Gluon passes name='fwd'): legacy=True accepts name=
+    options.setdefault("keywords", _KEYWORDS)
     return make_function(op, name=name, out_cls=ndarray, module=_MODULE, legacy=True, **options)
-
-
-def is_training() -> bool:
-    """Whether ops run in training mode: ``autograd.is_training()``.
-
-    Train mode can only be entered through ``mxjax.autograd``; if that module has
-    not been imported, nothing is training.
-    """
-    autograd = sys.modules.get("mxjax.autograd")
-    return bool(autograd is not None and autograd.is_training())
 
 
 def _finish(result: Any, out: Any, name: str) -> Any:
@@ -140,7 +135,8 @@ batch_norm.op = _BATCH_NORM  # type: ignore[attr-defined]
 
 # -------------------------------------------------------------------- indexing and sequences
 
-one_hot = _npx("one_hot", "one_hot", positional=("indices", "depth", "on_value", "off_value", "dtype"))
+one_hot = _npx("one_hot", "one_hot", positional=("indices", "depth", "on_value", "off_value", "dtype"),
+              keywords={"data": "indices"})
 pick = _npx("pick", "pick", positional=("data", "index", "axis", "mode", "keepdims"))
 topk = _npx("topk", "topk")
 batch_dot = _npx("batch_dot", "batch_dot",

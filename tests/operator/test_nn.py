@@ -1,8 +1,6 @@
 """Activations, the softmax family, dropout and special functions (``mx.npx`` and the registered ops)
 against NumPy/SciPy references; legacy attribute decoding and the train-mode flag."""
 import math
-import sys
-import types
 
 import jax
 import numpy as onp
@@ -10,6 +8,7 @@ import pytest
 from scipy import special
 
 import mxjax as mx
+from mxjax import _config
 import mxjax.numpy_extension as npx
 from mxjax.base import MXNetError
 from mxjax.ndarray import invoke
@@ -215,23 +214,22 @@ def test_dropout_inference_is_identity_and_always_scales():
         npx.dropout(mx.np.array(x), mode="sometimes")
 
 
-def test_dropout_follows_autograd_training_flag(monkeypatch):
-    fake = types.SimpleNamespace(is_training=lambda: True)
-    monkeypatch.setitem(sys.modules, "mxjax.autograd", fake)
-    x = mx.np.ones((50, 40))
-    got = npx.dropout(x, p=0.5).asnumpy()
-    assert 0.3 < (got == 0).mean() < 0.7 and set(onp.unique(got)) == {0.0, 2.0}
-    # the op itself: _train is an ordinary (non-MXNet-attribute) parameter with default False
-    key = onp.array([0, 7], dtype="uint32")
-    onp.testing.assert_array_equal(_run("Dropout", [key, mx.np.ones((4, 4))], p=0.5).asnumpy(), onp.ones((4, 4)))
-    trained = _run("Dropout", [key, mx.np.ones((4, 4))], p=0.5, _train=True).asnumpy()
-    assert set(onp.unique(trained)) <= {0.0, 2.0}
-    # rrelu draws slopes in [lower, upper) in training
-    neg = -onp.ones((200,), dtype="float32")
-    slopes = -npx.leaky_relu(mx.np.array(neg), act_type="rrelu", lower_bound=0.1, upper_bound=0.3).asnumpy()
-    assert slopes.min() >= 0.1 and slopes.max() < 0.3 and slopes.std() > 0.01
-    drawn = _run("_rrelu_train", [key, neg], lower_bound=0.5, upper_bound=0.5).asnumpy()
-    onp.testing.assert_allclose(drawn, neg * 0.5)
+def test_dropout_follows_the_training_flag():
+    with _config.training(True):  # what autograd.record(train_mode=True) sets
+        x = mx.np.ones((50, 40))
+        got = npx.dropout(x, p=0.5).asnumpy()
+        assert 0.3 < (got == 0).mean() < 0.7 and set(onp.unique(got)) == {0.0, 2.0}
+        # the op itself: _train is an ordinary (non-MXNet-attribute) parameter with default False
+        key = onp.array([0, 7], dtype="uint32")
+        onp.testing.assert_array_equal(_run("Dropout", [key, mx.np.ones((4, 4))], p=0.5).asnumpy(), onp.ones((4, 4)))
+        trained = _run("Dropout", [key, mx.np.ones((4, 4))], p=0.5, _train=True).asnumpy()
+        assert set(onp.unique(trained)) <= {0.0, 2.0}
+        # rrelu draws slopes in [lower, upper) in training
+        neg = -onp.ones((200,), dtype="float32")
+        slopes = -npx.leaky_relu(mx.np.array(neg), act_type="rrelu", lower_bound=0.1, upper_bound=0.3).asnumpy()
+        assert slopes.min() >= 0.1 and slopes.max() < 0.3 and slopes.std() > 0.01
+        drawn = _run("_rrelu_train", [key, neg], lower_bound=0.5, upper_bound=0.5).asnumpy()
+        onp.testing.assert_allclose(drawn, neg * 0.5)
 
 
 def test_legacy_attribute_strings_decode():

@@ -1,13 +1,12 @@
 """BatchNorm (inference, training, moving statistics), LayerNorm, GroupNorm, InstanceNorm,
 L2Normalization and LRN against NumPy references."""
-import sys
-import types
 
 import jax
 import numpy as onp
 import pytest
 
 import mxjax as mx
+from mxjax import _config
 import mxjax.numpy_extension as npx
 from mxjax.ndarray import invoke
 from mxjax.operator import get_op
@@ -49,9 +48,10 @@ def bn_ref(x, gamma, beta, mean, var, eps, axis, fix_gamma):
 
 
 @pytest.fixture
-def training(monkeypatch):
-    """Pretend ``autograd.record(train_mode=True)`` is active."""
-    monkeypatch.setitem(sys.modules, "mxjax.autograd", types.SimpleNamespace(is_training=lambda: True))
+def training():
+    """Training mode on, as ``autograd.record(train_mode=True)`` sets it."""
+    with _config.training(True):
+        yield
 
 
 @pytest.mark.parametrize("axis,fix_gamma", [(1, True), (1, False), (-1, False)])

@@ -12,7 +12,7 @@ from mxjax.base import MXNetError
 from mxjax.operator import OPS, OpDef, defop, get_op, list_ops
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
-NAMESPACES = ("np", "np.linalg", "np.random", "npx", "nd", "nd.linalg", "random")
+NAMESPACES = ("np", "np.linalg", "np.random", "npx", "npx.random", "nd", "nd.linalg", "nd.contrib", "random")
 
 
 def _frontend_functions():
