@@ -22,10 +22,12 @@ import os
 import threading
 from typing import Any, Callable, Iterable
 
+from ..base import MXNetError
+
 __all__ = ["EngineError", "Var", "Operator", "Engine", "default_num_workers"]
 
 
-class EngineError(RuntimeError):
+class EngineError(MXNetError):
     """Misuse of the engine: a deleted var or operator, double completion, a stopped engine."""
 
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as onp
 
 from .multiarray import ndarray
-from . import _creation_ops, _elemwise, _manipulation, _reduction, _sorting
+from . import _creation_ops, _elemwise, _extra, _manipulation, _reduction, _sorting
 from ._elemwise import *  # noqa: F401,F403
 from ._creation import array, asarray  # noqa: F401
 from ._creation_ops import *  # noqa: F401,F403
 from ._manipulation import *  # noqa: F401,F403
 from ._reduction import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
+from ._extra import *  # noqa: F401,F403
 from . import linalg, random  # noqa: F401
 
 # NumPy's scalar types and constants, shared so mx.np.float32 == numpy.float32
@@ -26,4 +27,4 @@ bool = onp.bool_  # noqa: A001  (mx.np.bool, as in MXNet)
 
 __all__ = ["ndarray", "array", "asarray", "linalg", "random",
            *_elemwise.__all__, *_creation_ops.__all__, *_manipulation.__all__, *_reduction.__all__,
-           *_sorting.__all__]
+           *_sorting.__all__, *_extra.__all__]

@@ -89,6 +89,7 @@ pooling = _npx("Pooling", "pooling",
 embedding = _npx("Embedding", "embedding")
 layer_norm = _npx("LayerNorm", "layer_norm")
 group_norm = _npx("GroupNorm", "group_norm")
+instance_norm = _npx("InstanceNorm", "instance_norm")
 
 _DROPOUT = get_op("Dropout")
 
@@ -163,7 +164,7 @@ __all__ = [
     "activation", "relu", "sigmoid", "log_sigmoid", "softsign", "mish", "leaky_relu",
     "softmax", "log_softmax", "masked_softmax", "masked_log_softmax",
     "fully_connected", "convolution", "deconvolution", "pooling", "embedding", "layer_norm", "group_norm",
-    "dropout", "batch_norm", "one_hot", "pick", "topk", "batch_dot", "broadcast_like", "arange_like",
+    "dropout", "batch_norm", "instance_norm", "one_hot", "pick", "topk", "batch_dot", "broadcast_like", "arange_like",
     "sequence_mask", "gather_nd", "scatter_nd", "stop_gradient", "reshape", "smooth_l1", "ctc_loss",
     "erf", "erfinv", "gamma", "gammaln", "digamma",
 ]

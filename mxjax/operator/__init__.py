@@ -5,6 +5,6 @@ from .registry import OPS, OpDef, Param, clear_caches, defop, get_op, list_ops, 
 
 # Op modules, imported once here so the registry's contents never depend on import order.
 from . import core, elemwise, creation, manipulation, reduction, sorting  # noqa: E402,F401
-from . import linalg, random, nn, legacy  # noqa: E402,F401
+from . import linalg, random, nn, legacy, numpy_extra  # noqa: E402,F401
 
 __all__ = ["OPS", "OpDef", "Param", "clear_caches", "defop", "get_op", "list_ops", "register"]

@@ -153,6 +153,12 @@ class OpDef:
             return self.infer(*avals, **params)
         return jax.eval_shape(lambda *a: self.compute(*a, **params), *avals)
 
+    def vjp(self, *arrays: Any, **params: Any) -> tuple[Any, Callable[..., Any]]:
+        """``(outputs, vjp_fn)``: the op's own ``grad`` rule if it has one, else ``jax.vjp`` of compute."""
+        if self.grad is not None:
+            return self.grad(*arrays, **params)
+        return jax.vjp(lambda *a: self.compute(*a, **params), *arrays)
+
     def __repr__(self) -> str:
         return f"<OpDef {self.name}>"
 

@@ -107,3 +107,18 @@ def test_unknown_keyword_is_a_type_error():
         mx.np.sqrt(mx.np.ones(2), axes=1)
     with pytest.raises(TypeError, match="at most"):
         mx.np.sqrt(mx.np.ones(2), 1, 2, 3)
+
+
+def test_default_inference_and_gradient_come_from_jax():
+    import jax
+    import numpy as onp
+
+    op = get_op("FullyConnected")
+    x, w = jax.ShapeDtypeStruct((4, 3), onp.float32), jax.ShapeDtypeStruct((5, 3), onp.float32)
+    out = op.eval_shape(x, w, None, num_hidden=5, no_bias=True)
+    assert out.shape == (4, 5) and out.dtype == onp.float32
+    a = onp.arange(6, dtype=onp.float32).reshape(2, 3)
+    y, vjp_fn = get_op("multiply").vjp(a, a)
+    (ga, gb) = vjp_fn(onp.ones_like(a))
+    onp.testing.assert_allclose(onp.asarray(ga), a)  # d(a*b)/da = b
+    onp.testing.assert_allclose(onp.asarray(y), a * a)
