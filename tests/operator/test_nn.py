@@ -1,10 +1,12 @@
 """Activations, the softmax family, dropout and special functions (``mx.npx`` and the registered ops)
 against NumPy/SciPy references; legacy attribute decoding and the train-mode flag."""
+import functools
 import math
 
 import jax
 import numpy as onp
 import pytest
+from oracle import check, run_op
 from scipy import special
 
 import mxjax as mx
@@ -14,24 +16,13 @@ from mxjax.base import MXNetError
 from mxjax.ndarray import invoke
 from mxjax.operator import get_op
 
+_run = run_op
+_check = functools.partial(check, rtol=1e-05, atol=1e-06)
 RNG = onp.random.default_rng(0)
 
 
 def _x(*shape, low=-3.0, high=3.0, dtype="float32"):
     return RNG.uniform(low, high, size=shape).astype(dtype)
-
-
-def _run(op, arrays, **params):
-    """Invoke a registered op directly (the path legacy front-ends and executors take)."""
-    return invoke(get_op(op), [mx.np.array(a) if isinstance(a, onp.ndarray) else a for a in arrays],
-                  params or None, mx.np.ndarray)
-
-
-def _check(got, want, dtype="float32", rtol=1e-5, atol=1e-6):
-    got_np = got.asnumpy() if hasattr(got, "asnumpy") else onp.asarray(got)
-    assert got_np.shape == onp.shape(want)
-    assert got_np.dtype == onp.dtype(dtype)
-    onp.testing.assert_allclose(got_np.astype(onp.float64), onp.asarray(want, onp.float64), rtol=rtol, atol=atol)
 
 
 def _softrelu(x):

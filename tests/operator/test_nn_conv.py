@@ -1,16 +1,20 @@
 """FullyConnected, Convolution, Deconvolution, Pooling, UpSampling and BilinearResize2D against
 NumPy loop references written with MXNet's shape and padding rules."""
+import functools
 import itertools
 import math
 
 import numpy as onp
 import pytest
+from oracle import check, run_op
 
 import mxjax as mx
 import mxjax.numpy_extension as npx
 from mxjax.ndarray import invoke
 from mxjax.operator import get_op
 
+_run = run_op
+_check = functools.partial(check, rtol=0.0001, atol=1e-05)
 RNG = onp.random.default_rng(1)
 
 
@@ -20,18 +24,6 @@ def _x(*shape):
 
 def _a(x):
     return mx.np.array(x)
-
-
-def _run(op, arrays, **params):
-    return invoke(get_op(op), [_a(a) if isinstance(a, onp.ndarray) else a for a in arrays], params or None,
-                  mx.np.ndarray)
-
-
-def _check(got, want, dtype="float32", rtol=1e-4, atol=1e-5):
-    got = got.asnumpy()
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == onp.dtype(dtype)
-    onp.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
 
 
 # ----------------------------------------------------------------------------- references

@@ -1,9 +1,11 @@
 """BatchNorm (inference, training, moving statistics), LayerNorm, GroupNorm, InstanceNorm,
 L2Normalization and LRN against NumPy references."""
+import functools
 
 import jax
 import numpy as onp
 import pytest
+from oracle import check, run_op
 
 import mxjax as mx
 from mxjax import _config
@@ -11,6 +13,8 @@ import mxjax.numpy_extension as npx
 from mxjax.ndarray import invoke
 from mxjax.operator import get_op
 
+_run = run_op
+_check = functools.partial(check, rtol=0.0001, atol=1e-05)
 RNG = onp.random.default_rng(2)
 
 
@@ -20,18 +24,6 @@ def _x(*shape, dtype="float32"):
 
 def _a(x):
     return mx.np.array(x)
-
-
-def _run(op, arrays, **params):
-    return invoke(get_op(op), [_a(a) if isinstance(a, onp.ndarray) else a for a in arrays], params or None,
-                  mx.np.ndarray)
-
-
-def _check(got, want, dtype="float32", rtol=1e-4, atol=1e-5):
-    got = got.asnumpy()
-    assert got.shape == onp.shape(want), (got.shape, onp.shape(want))
-    assert got.dtype == onp.dtype(dtype)
-    onp.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
 
 
 def _bshape(ndim, axis):
