@@ -1,28 +1,19 @@
-"""Ops whose NumPy semantics need a check of input VALUES that XLA cannot raise from inside a program.
+"""Value checks for ops whose NumPy errors XLA cannot raise from inside a program.
 
 NumPy raises ``IndexError`` for an out-of-range ``take`` index; a compiled XLA
-program can only clamp or wrap.  A ``CheckedOp`` runs its ``check`` on the
-concrete inputs in imperative mode, before the compiled call, and raises the
-NumPy error there.  Under an outer trace (``hybridize``, ``jax.jit``) the inputs
-are tracers: the check is skipped and the compute function's in-program
-behaviour (documented by each op, usually clipping) applies.
+program can only clamp or wrap.  Such an op is registered with ``check=`` (see
+``OpDef.check``): the check runs on concrete inputs in imperative mode, before the
+compiled call.  Under an outer trace (``hybridize``, ``jax.jit``) the inputs are
+tracers: the check is skipped and the op's in-program behaviour (documented by
+each op, usually clipping) applies.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-import jax
 import numpy as onp
 
-from .registry import OpDef, register
-
-_Tracer = jax.core.Tracer
-
-
-def is_concrete(*xs: Any) -> bool:
-    """True when no argument is a tracer (values can be read on the host)."""
-    return not any(isinstance(x, _Tracer) for x in xs)
+from ..base import MXNetIndexError
 
 
 def host(x: Any) -> onp.ndarray:
@@ -39,36 +30,8 @@ def host_indices(x: Any) -> onp.ndarray:
     return values if values.dtype.kind in "iu" else onp.zeros(0, onp.int64)
 
 
-@dataclass(eq=False)
-class CheckedOp(OpDef):
-    """An op with a value check ``check(*inputs, **params)`` run on concrete inputs before the call."""
-
-    check: Callable[..., None] | None = None
-
-    def _make_callable(self, params: dict[str, Any]) -> Callable[..., Any]:
-        fn = OpDef._make_callable(self, params)
-        check = self.check
-
-        def call(*arrays: Any) -> Any:
-            if is_concrete(*arrays):
-                check(*arrays, **params)
-            return fn(*arrays)
-        return call
-
-
-def defchecked(name: str, check: Callable[..., None], **options: Any) -> Callable[[Callable], OpDef]:
-    """Like ``defop``, registering a :class:`CheckedOp` with this value check."""
-
-    def wrap(compute: Callable) -> OpDef:
-        return register(CheckedOp(name, compute, check=check, **options))
-
-    return wrap
-
-
 def check_index_bounds(op: str, indices: Any, size: int, axis: Any, allow_negative: bool = True) -> None:
     """NumPy's bounds rule for integer indices into an axis of ``size``: IndexError naming the first bad one."""
-    from ..base import MXNetIndexError
-
     values = host_indices(indices)
     low = -size if allow_negative else 0
     bad = values[(values < low) | (values >= size)]

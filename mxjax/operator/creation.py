@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ..base import MXNetValueError
-from ._checked import defchecked, host
+from ._checked import host
 from ._dtypes import default_float, fix_float, resolve_dtype
 from .registry import defop
 
@@ -183,7 +183,7 @@ def _check_geomspace(start: Any, stop: Any, **params: Any) -> None:
             raise MXNetValueError(f"geomspace: a geometric sequence cannot include zero ({name} is 0)")
 
 
-@defchecked("geomspace", _check_geomspace)
+@defop("geomspace", check=_check_geomspace)
 def geomspace(start, stop, *, num: int = 50, endpoint: bool = True, dtype: dtype | None = None,
               axis: int = 0):
     """``num`` samples evenly spaced on a log scale between the end points themselves

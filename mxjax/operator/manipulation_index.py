@@ -2,7 +2,7 @@
 diagonal, trace, unravel_index, ravel_multi_index, fill_diagonal.
 
 NumPy raises for out-of-range index VALUES; a compiled program cannot, so those
-ops are ``CheckedOp``s: the bounds check runs on concrete inputs in imperative
+ops carry a ``check=``: the bounds check runs on concrete inputs in imperative
 mode, and inside a traced graph (hybridize/jit) out-of-range indices are clipped.
 Index positions given as parameters (``delete``/``insert``'s ``obj``) are static,
 so their bounds are checked at trace time.
@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
-from ._checked import check_index_bounds, defchecked, host_indices
+from ._checked import check_index_bounds, host_indices
 from ._dtypes import fix_float
 from .registry import defop
 
@@ -54,7 +54,7 @@ def _check_take(a: Any, indices: Any, *, axis: int | None = None, mode: str = "r
     check_index_bounds("take", indices, size, axis)
 
 
-@defchecked("take", _check_take, aliases=("_npi_take",))
+@defop("take", check=_check_take, aliases=("_npi_take",))
 def take(a, indices, *, axis: int | None = None, mode: str = "raise"):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None).
 
@@ -82,7 +82,7 @@ def _check_along(arr: Any, indices: Any, *rest: Any, axis: int | None = -1) -> N
     check_index_bounds("take_along_axis", indices, size, axis)
 
 
-@defchecked("take_along_axis", _check_along)
+@defop("take_along_axis", check=_check_along)
 def take_along_axis(arr, indices, *, axis: int | None = -1):
     """Values of ``arr`` at matching 1-D ``indices`` slices along ``axis`` (out-of-range: IndexError
     imperatively, clipped inside a traced graph)."""
@@ -93,7 +93,7 @@ def take_along_axis(arr, indices, *, axis: int | None = -1):
     return jnp.take_along_axis(arr, indices, axis, mode="clip")
 
 
-@defchecked("put_along_axis", _check_along)
+@defop("put_along_axis", check=_check_along)
 def put_along_axis(arr, indices, values, *, axis: int | None = -1):
     """A copy of ``arr`` with ``values`` put at matching 1-D ``indices`` slices along ``axis``
     (``np.put_along_axis`` writes it back into ``arr``)."""
@@ -201,7 +201,7 @@ def _check_unravel(indices: Any, *, shape: Any = (), order: str = "C") -> None:
                               f"with size {size} (shape {tuple(shape)})")
 
 
-@defchecked("unravel_index", _check_unravel)
+@defop("unravel_index", check=_check_unravel)
 def unravel_index(indices, *, shape: shape, order: str = "C"):
     """The coordinate arrays (int64) of flat ``indices`` into an array of ``shape``
     (out-of-range: ValueError imperatively, clipped inside a traced graph)."""
@@ -224,7 +224,7 @@ def _check_ravel(*multi_index: Any, dims: Any = (), mode: str = "raise", order: 
                                   f"is out of range [0, {dim}) for dims {tuple(dims)}")
 
 
-@defchecked("ravel_multi_index", _check_ravel)
+@defop("ravel_multi_index", check=_check_ravel)
 def ravel_multi_index(*multi_index, dims: shape, mode: str = "raise", order: str = "C"):
     """Flat int64 indices from one coordinate array per dimension of ``dims``
     (mode 'raise': ValueError imperatively, clipped inside a traced graph; or 'wrap', 'clip')."""

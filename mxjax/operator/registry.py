@@ -70,6 +70,9 @@ class OpDef:
     infer: Callable[..., Any] | None = None      # (*avals, **params) -> avals; default jax.eval_shape
     grad: Callable[..., Any] | None = None       # custom VJP rule; default jax.vjp of compute
     differentiable: bool = True
+    # check(*inputs, **params): a NumPy error XLA cannot raise (an out-of-range take index),
+    # run on concrete inputs before the compiled call; skipped under an outer trace
+    check: Callable[..., None] | None = None
     doc: str = ""
     inputs: tuple[str, ...] = field(init=False)
     optional_inputs: frozenset = field(init=False)
@@ -145,7 +148,16 @@ class OpDef:
             return (lambda *a: compute(*a, **params)) if params else compute
         # always a fresh function: jax.jit caches traces per function object, and
         # clear_caches() must force a re-trace (ops read the default dtype at trace time)
-        return jax.jit(lambda *a: compute(*a, **params))
+        fn = jax.jit(lambda *a: compute(*a, **params))
+        if self.check is None:
+            return fn
+        check = self.check
+
+        def checked(*arrays: Any) -> Any:
+            if not any(isinstance(x, jax.core.Tracer) for x in arrays):
+                check(*arrays, **params)
+            return fn(*arrays)
+        return checked
 
     def eval_shape(self, *avals: Any, **params: Any) -> Any:
         """Output shape/dtype structs for input avals (``jax.ShapeDtypeStruct``) without computing."""
