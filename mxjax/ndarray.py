@@ -432,7 +432,7 @@ class NDArray:
         return (_rebuild, (type(self), self.asnumpy()))
 
     def __repr__(self) -> str:
-        values = onp.array2string(self.asnumpy(), separator=" ", prefix="[")
+        values = onp.array2string(self.asnumpy(), separator=" ")
         shape = "x".join(str(s) for s in self.shape)
         return f"\n{values}\n<{type(self).__name__} {shape} @{self.device}>"
 

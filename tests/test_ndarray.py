@@ -60,6 +60,7 @@ def test_repr():
     assert repr(arr([1.0, 2.0])) == "array([1., 2.])"
     assert repr(arr([1, 2], "int32")) == "array([1, 2], dtype=int32)"
     assert "<NDArray 2 @cpu(0)>" in repr(mx.nd.array([1.0, 2.0]))
+    assert repr(mx.nd.array([[1, 2], [3, 4]])) == "\n[[1. 2.]\n [3. 4.]]\n<NDArray 2x2 @cpu(0)>"
 
 
 def test_pickle_round_trip():
