@@ -1,8 +1,12 @@
 """The seeded stream of PRNG keys behind every random op (``mx.random.seed``).
 
-MXNet's random ops draw from a stateful generator; JAX needs explicit keys.  This
-module keeps one key and splits a fresh subkey per random op, under a lock, so a
-given seed and op sequence always gives the same numbers.
+MXNet's random ops draw from a stateful generator whose state is one engine
+variable, so draws and re-seeds happen in push order.  JAX needs explicit keys:
+this module keeps one key, guarded by the engine variable ``RNG_VAR``.  A seed is
+an engine write to it; each random op's front-end draws a fresh subkey (a
+read-modify-write of the state) in program order, after any pending write, so a
+given seed and op sequence always gives the same numbers.  Draws take a lock
+instead of a thread hop: the engine var only has work pending around a seed.
 """
 from __future__ import annotations
 
@@ -12,25 +16,28 @@ from typing import Any
 import jax
 import numpy as onp
 
+from . import engine
+
 __all__ = ["seed", "next_key", "get_state", "set_state"]
 
 _lock = threading.Lock()
 _key: Any = None
 _split = jax.jit(lambda k: tuple(jax.random.split(k)))
+RNG_VAR = engine.new_variable()
 
 
 def seed(seed_state: int, device: Any = "all") -> None:
     """Restart the stream from ``seed_state`` (``device`` is accepted for MXNet compatibility)."""
-    global _key
     if not isinstance(seed_state, (int, onp.integer)):
         raise TypeError(f"seed must be an integer, got {type(seed_state).__name__}")
-    with _lock:
-        _key = jax.random.PRNGKey(int(seed_state) & 0xFFFFFFFFFFFFFFFF)
+    set_state(jax.random.PRNGKey(int(seed_state) & 0xFFFFFFFFFFFFFFFF))
 
 
 def next_key() -> jax.Array:
     """A fresh key (a uint32[2] array), advancing the stream."""
     global _key
+    if RNG_VAR.pending or RNG_VAR.exception is not None:
+        engine.wait_for_variable(RNG_VAR)
     with _lock:
         if _key is None:
             _key = jax.random.PRNGKey(onp.random.SeedSequence().entropy & 0xFFFFFFFF)
@@ -43,6 +50,10 @@ def get_state() -> Any:
 
 
 def set_state(key: Any) -> None:
-    global _key
-    with _lock:
-        _key = key
+    """Replace the generator state: an engine write to ``RNG_VAR``, ordered after pending host work on it."""
+    def write() -> None:
+        global _key
+        with _lock:
+            _key = key
+    engine.push_sync(write, mutate_vars=[RNG_VAR], name="seed")
+    engine.wait_for_variable(RNG_VAR)

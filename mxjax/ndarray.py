@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import threading
 from typing import Any, Sequence
 
 import jax
@@ -52,13 +53,17 @@ def invoke(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls
 
 def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
                  out_cls: type | None = None) -> Any:
-    """Compute now (JAX dispatch is asynchronous) and wrap the outputs."""
+    """Compute now (JAX dispatch is asynchronous) and wrap the outputs.
+
+    If an input still has engine work pending (a host write, a failure), the op
+    goes onto the engine instead, ordered after that work: see :func:`_invoke_on_engine`.
+    """
     datas = []
     for x in inputs:
         if isinstance(x, NDArray):
             var = x._var
-            if var is not None and var.pending:
-                _engine.wait_for_variable(var)  # host work still writes this array: order after it
+            if var is not None and (var.pending or var.exception is not None):
+                return _invoke_on_engine(op, inputs, params, out_cls)
             datas.append(x._data)
             if out_cls is None:
                 out_cls = type(x)
@@ -71,6 +76,49 @@ def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
     except Exception as err:  # JAX/XLA errors become MXNetError naming the op and inputs
         raise op_error(op, inputs, params, err) from None
     return wrap_outputs(out, out_cls or _default_class())
+
+
+def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
+    """Push ``op`` onto the engine, reading its inputs' vars and writing fresh output vars.
+
+    The outputs exist at once with their inferred shape and dtype (a
+    ``ShapeDtypeStruct`` stands in for the buffer); their values arrive when the
+    engine runs the op.  An input var holding a failure makes the op inherit it:
+    the error is re-raised by the next wait on an output, as in MXNet.
+    """
+    arrays = [x for x in inputs if isinstance(x, NDArray)]
+    out_cls = out_cls or type(arrays[0])
+    if op.dynamic_shape:  # the output shape needs the values: wait for them
+        for x in arrays:
+            x.to_jax()
+        return invoke_eager(op, [x.detach() if isinstance(x, NDArray) else x for x in inputs], params, out_cls)
+    avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x for x in inputs]
+    try:
+        structs = op.eval_shape(*avals, **(params or {}))
+    except MXNetError:
+        raise
+    except Exception as err:
+        raise op_error(op, inputs, params, err) from None
+    outs = wrap_outputs(structs, out_cls)
+    results = outs if isinstance(outs, tuple) else (outs,)
+    for r in results:
+        r._var = _engine.new_variable()
+    compiled = op.bind(params)
+
+    def run() -> None:
+        datas = [x._data if isinstance(x, NDArray) else x for x in inputs]
+        try:
+            out = compiled(*datas)
+        except MXNetError:
+            raise
+        except Exception as err:
+            raise op_error(op, inputs, params, err) from None
+        for r, data in zip(results, out if isinstance(out, (tuple, list)) else (out,)):
+            r._set_data(data)
+
+    read_vars = list({id(x.engine_var): x.engine_var for x in arrays}.values())
+    _engine.push_sync(run, const_vars=read_vars, mutate_vars=[r._var for r in results], name=op.name)
+    return outs
 
 
 def wrap_outputs(out: Any, cls: type) -> Any:
@@ -170,8 +218,7 @@ def _inplace(name: str) -> Any:
             other = _as_operand(other)
             if other is NotImplemented:
                 return other
-        result = invoke(op, (self, other), None, type(self))
-        self._assign(result, op.name)
+        self._update(lambda current: invoke(op, (current, other), None, type(self)), op.name)
         return self
     method.__name__ = f"i{name}"
     return method
@@ -278,9 +325,10 @@ class NDArray:
     wait_to_write = wait_to_read
 
     def to_jax(self) -> jax.Array:
-        """The underlying ``jax.Array`` (waits for pending engine writes first)."""
-        if self._var is not None and self._var.pending:
-            _engine.wait_for_variable(self._var)
+        """The underlying ``jax.Array``: waits for pending engine writes, re-raises their failure."""
+        var = self._var
+        if var is not None and (var.pending or var.exception is not None):
+            _engine.wait_for_variable(var)
         return self._data
 
     def asnumpy(self) -> onp.ndarray:
@@ -338,8 +386,8 @@ class NDArray:
             return other
         if other.shape != self.shape:
             raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs destination {other.shape}")
-        data = self.to_jax().astype(other._data.dtype)
-        other._write(jax.device_put(data, next(iter(other._data.devices()))))
+        target = other.to_jax()
+        other._write(jax.device_put(self.to_jax().astype(target.dtype), next(iter(target.devices()))))
         return other
 
     def to_device(self, device: Device) -> "NDArray":
@@ -362,22 +410,46 @@ class NDArray:
         return type(self)._wrap(self._data)
 
     # -- in-place writes ------------------------------------------------------------
+    def _set_data(self, data: Any) -> None:
+        """Replace the buffer now, without waiting: for engine ops that write this array."""
+        with _SWAP_LOCK:
+            self._data = data
+
     def _write(self, data: Any) -> None:
-        """Replace the buffer: every holder of this object sees the new values."""
+        """Replace the buffer after pending engine work on it: every holder sees the new values."""
         if self._var is not None and self._var.pending:
             _engine.wait_for_variable(self._var)
-        self._data = data
+        self._set_data(data)
 
     def _assign(self, result: "NDArray", opname: str) -> None:
         """Store an op result into self, keeping self's shape and dtype (NumPy's in-place rule)."""
-        data = result._data
+        self._write(self._checked_result(result, opname))
+
+    def _checked_result(self, result: "NDArray", opname: str) -> Any:
+        data = result.to_jax()
         if tuple(data.shape) != self.shape:
             raise MXNetValueError(
                 f"{opname}: non-broadcastable output operand with shape {self.shape} "
                 f"doesn't match the broadcast shape {tuple(data.shape)}")
-        if data.dtype != self._data.dtype:
-            data = data.astype(self._data.dtype)
-        self._write(data)
+        return data if data.dtype == self._data.dtype else data.astype(self._data.dtype)
+
+    def _update(self, compute: Any, opname: str) -> None:
+        """Read-modify-write as one step: ``compute(current)`` gives the new value.
+
+        Optimistic: compute on a snapshot, swap it in only if no other thread
+        replaced the buffer meanwhile (else retry), so concurrent ``x += 1`` from
+        several threads equals some serial order of them.  No lock is held while
+        computing, so waiting on the engine inside ``compute`` cannot deadlock.
+        """
+        while True:
+            if self._var is not None and (self._var.pending or self._var.exception is not None):
+                _engine.wait_for_variable(self._var)
+            snapshot = self._data
+            data = self._checked_result(compute(type(self)._wrap(snapshot)), opname)
+            with _SWAP_LOCK:
+                if self._data is snapshot:
+                    self._data = data
+                    return
 
     def __setitem__(self, key: Any, value: Any) -> None:
         static, arrays, has_mask = _indexing.split_key(key, _data_of)
@@ -385,8 +457,8 @@ class NDArray:
             _indexing.check_bounds(static, self.shape, "__setitem__")
         value = value if isinstance(value, NDArray) else _data_of(value)
         op = _op("_setitem_mask" if has_mask else "_setitem")
-        result = invoke(op, (self, value, *arrays), {"key": static}, type(self))
-        self._write(result._data)
+        self._update(lambda current: invoke(op, (current, value, *arrays), {"key": static}, type(self)),
+                     "__setitem__")
 
     def __getitem__(self, key: Any) -> "NDArray":
         static, arrays, has_mask = _indexing.split_key(key, _data_of)
@@ -525,7 +597,7 @@ def _rebuild(cls: type, values: onp.ndarray) -> NDArray:
 
 
 def _data_of(x: Any) -> Any:
-    return x._data if isinstance(x, NDArray) else x
+    return x.to_jax() if isinstance(x, NDArray) else x
 
 
 def from_jax(data: jax.Array, cls: type | None = None) -> NDArray:
@@ -563,6 +635,7 @@ def array(source: Any, dtype: Any = None, ctx: Device | None = None, cls: type |
 
 
 _DEFAULT_DEVICE = Device("cpu", 0)
+_SWAP_LOCK = threading.Lock()  # guards buffer swaps of in-place writes (held for an assignment only)
 
 
 def waitall() -> None:
@@ -577,7 +650,7 @@ def waitall() -> None:
 
 
 def _flatten(x: NDArray) -> Any:
-    return (x._data,), None
+    return (x.to_jax(),), None
 
 
 def _unflatten_for(cls: type) -> Any:
