@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import _config  # noqa: F401  (turns on JAX's 64-bit mode before any array exists)
-from . import base, device, engine, operator
+from . import autograd, base, device, engine, operator
 from .base import MXNetError
 from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus
 from .ndarray import NDArray, waitall
@@ -16,7 +16,7 @@ context = device  # the 1.x module name: mx.context.Context, mx.context.current_
 __version__ = "0.1.0"
 
 __all__ = [
-    "MXNetError", "Context", "Device", "NDArray", "base", "context", "cpu", "cpu_pinned",
+    "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "context", "cpu", "cpu_pinned",
     "current_context", "current_device", "device", "engine", "gpu", "nd", "np", "npx", "num_gpus",
     "operator", "random", "waitall",
 ]

@@ -180,6 +180,17 @@ def set_np_class(cls: type) -> None:
 _FLUENT_METHODS: dict[str, Any] = {}
 
 
+class _AutogradLink:
+    """NDArray's autograd methods call these; ``mxjax.autograd`` (a higher layer) fills them in."""
+
+    attach_grad: Any = None
+    grad_of: Any = None
+    backward: Any = None
+
+
+_autograd_link = _AutogradLink()
+
+
 def register_fluent_methods(methods: dict[str, Any]) -> None:
     """Called by ``mx.nd``: the 1.x methods (name → function of the array) the legacy class offers."""
     _FLUENT_METHODS.update(methods)
@@ -407,7 +418,8 @@ class NDArray:
         return NDArray._wrap(self.to_jax())
 
     def detach(self) -> "NDArray":
-        return type(self)._wrap(self._data)
+        """The same values, cut off from the autograd graph."""
+        return type(self)._wrap(self.to_jax())
 
     # -- in-place writes ------------------------------------------------------------
     def _set_data(self, data: Any) -> None:
@@ -415,8 +427,15 @@ class NDArray:
         with _SWAP_LOCK:
             self._data = data
 
+    def _check_writable(self) -> None:
+        """An active mode (autograd recording, deferred compute) may forbid writing this array."""
+        handler = _handler.get()
+        if handler is not None and self._ag is not None:
+            handler.on_write(self)
+
     def _write(self, data: Any) -> None:
         """Replace the buffer after pending engine work on it: every holder sees the new values."""
+        self._check_writable()
         if self._var is not None and self._var.pending:
             _engine.wait_for_variable(self._var)
         self._set_data(data)
@@ -441,6 +460,7 @@ class NDArray:
         several threads equals some serial order of them.  No lock is held while
         computing, so waiting on the engine inside ``compute`` cannot deadlock.
         """
+        self._check_writable()
         while True:
             if self._var is not None and (self._var.pending or self._var.exception is not None):
                 _engine.wait_for_variable(self._var)
@@ -587,9 +607,20 @@ class NDArray:
 
     _fluent = True  # mx.np.ndarray turns the 1.x methods off: it has NumPy's
 
+    # -- autograd (implemented in mxjax.autograd, a higher layer, through _autograd_link) -----------
     def attach_grad(self, grad_req: str = "write", stype: Any = None) -> None:
-        """Mark as a variable for autograd: provided by ``mxjax.autograd`` once it is imported."""
-        raise MXNetError("autograd is not available: import mxjax.autograd")
+        """Mark this array as a variable: ``backward`` writes its gradient into ``.grad``."""
+        _autograd_link.attach_grad(self, grad_req, stype)
+
+    @property
+    def grad(self) -> "NDArray | None":
+        """The gradient buffer set up by ``attach_grad`` (``None`` for other arrays)."""
+        return _autograd_link.grad_of(self) if self._ag is not None else None
+
+    def backward(self, out_grad: "NDArray | None" = None, retain_graph: bool = False,
+                 train_mode: bool = True) -> None:
+        """Gradients of this (recorded) array w.r.t. the variables it depends on, into their ``.grad``."""
+        _autograd_link.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
 
 def _rebuild(cls: type, values: onp.ndarray) -> NDArray:

@@ -1,0 +1,489 @@
+"""Autograd (``mx.autograd``): record imperative ops on a tape, then walk it backward.
+
+While ``record()`` is active, every op with an input that needs a gradient runs
+through one cached, jit-compiled "forward with VJP" function, which returns the
+outputs and JAX's VJP closure (a pytree of residuals).  The tape node keeps that
+closure; ``backward`` applies it with another cached jitted call, so neither pass
+re-traces anything and the forward is never recomputed.  A node is just a pure
+function of arrays plus its VJP, so a hybridized block can be one node with one
+compiled VJP.  With ``create_graph=True`` the backward pass is itself recorded
+(each node's gradient becomes a recorded op), giving higher derivatives.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import itertools
+from typing import Any, Callable, Iterator, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from . import _config
+from .base import MXNetError
+from .ndarray import (NDArray, _autograd_link, invoke_eager, op_error, reset_handler, set_handler,
+                      wrap_outputs)
+from .operator import OpDef
+
+__all__ = [
+    "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
+    "set_training", "mark_variables", "backward", "grad", "Function",
+]
+
+_recording = contextvars.ContextVar("mxjax_autograd_recording", default=False)
+_handler_token = contextvars.ContextVar("mxjax_autograd_token", default=None)
+_sequence = itertools.count()
+_GRAD_REQS = ("write", "add", "null")
+
+
+class _Leaf:
+    """A variable: an array marked with ``attach_grad`` (its gradient buffer and request)."""
+
+    __slots__ = ("grad", "grad_req")
+
+    def __init__(self, grad: NDArray | None, grad_req: str) -> None:
+        self.grad = grad
+        self.grad_req = grad_req
+
+
+class _Node:
+    """One recorded op: its pure function, inputs, VJP residuals and output avals.
+
+    ``fn`` is a pure function of the input values (parameters baked in), stable per
+    ``key``; ``vjp`` is JAX's VJP closure from the forward (``None`` once freed);
+    ``diff`` lists the input positions that are differentiated.
+    """
+
+    __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
+                 "custom", "dynamic")
+
+    def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
+                 out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
+        self.key, self.fn, self.inputs, self.entries, self.diff = key, fn, inputs, entries, diff
+        self.vjp, self.out_avals, self.multi, self.name = vjp, out_avals, multi, name
+        self.custom, self.dynamic = custom, dynamic
+        self.seq = next(_sequence)
+
+
+# ----------------------------------------------------------------------------- modes
+
+def is_recording() -> bool:
+    return _recording.get()
+
+
+def is_training() -> bool:
+    return _config.is_training()
+
+
+def set_recording(is_recording: bool) -> bool:  # noqa: A002  (MXNet's argument name)
+    """Turn recording on or off for this thread; returns the previous state."""
+    previous = _recording.get()
+    _recording.set(bool(is_recording))
+    token = _handler_token.get()
+    if is_recording and token is None:
+        _handler_token.set(set_handler(_RECORDER))
+    elif not is_recording and token is not None:
+        reset_handler(token)
+        _handler_token.set(None)
+    return previous
+
+
+def set_training(train_mode: bool) -> bool:  # noqa: A002
+    """Turn training mode on or off for this thread; returns the previous state."""
+    return _config.set_training(train_mode)
+
+
+@contextlib.contextmanager
+def _scope(recording: bool, training: bool | None) -> Iterator[None]:
+    rec_token = _recording.set(recording)
+    handler_token = set_handler(_RECORDER if recording else None)
+    saved = _handler_token.set(None)
+    try:
+        if training is None:
+            yield
+        else:
+            with _config.training(training):
+                yield
+    finally:
+        _handler_token.reset(saved)
+        reset_handler(handler_token)
+        _recording.reset(rec_token)
+
+
+def record(train_mode: bool = True) -> Any:  # noqa: A002
+    """Scope in which ops are recorded for ``backward`` (training mode on by default)."""
+    return _scope(True, train_mode)
+
+
+def pause(train_mode: bool = False) -> Any:  # noqa: A002
+    """Scope in which nothing is recorded (inference mode by default)."""
+    return _scope(False, train_mode)
+
+
+def train_mode() -> Any:
+    """Scope with training mode on, recording unchanged."""
+    return _config.training(True)
+
+
+def predict_mode() -> Any:
+    """Scope with training mode off, recording unchanged."""
+    return _config.training(False)
+
+
+# ----------------------------------------------------------------------------- recording
+
+class _Recorder:
+    """The dispatch handler installed while recording: runs ops and puts them on the tape."""
+
+    def invoke(self, op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
+        if not op.differentiable or not any(isinstance(x, NDArray) and x._ag is not None for x in inputs):
+            return invoke_eager(op, inputs, params, out_cls)
+        key = (op, tuple(params.items()) if params else ())
+        fn = functools.partial(op.compute, **params) if params else op.compute
+        return _record(key, fn, inputs, out_cls, op.name, op.dynamic_shape)
+
+    def on_write(self, array: NDArray) -> None:
+        raise MXNetError(
+            "in-place writes (x[...] = v, x += v, out=) to an array that autograd is tracking are not "
+            "supported while recording; compute a new array instead")
+
+
+_RECORDER = _Recorder()
+
+
+def _differentiable(x: Any) -> bool:
+    return isinstance(x, NDArray) and x._ag is not None and jnp.issubdtype(x._data.dtype, jnp.inexact)
+
+
+_FORWARD_CACHE: dict = {}
+
+
+def _forward_with_vjp(key: Any, fn: Callable, diff: tuple, dynamic: bool) -> Callable:
+    """``(*inputs) -> (outputs, vjp)`` differentiating ``fn`` at the ``diff`` positions; jitted, cached by key."""
+    cache_key = (key, diff)
+    forward = _FORWARD_CACHE.get(cache_key)
+    if forward is None:
+        def forward(*inputs: Any) -> Any:
+            def partial_fn(*diff_inputs: Any) -> Any:
+                full = list(inputs)
+                for i, value in zip(diff, diff_inputs):
+                    full[i] = value
+                return fn(*full)
+            return jax.vjp(partial_fn, *(inputs[i] for i in diff))
+        if not dynamic:
+            forward = jax.jit(forward)
+        _FORWARD_CACHE[cache_key] = forward
+    return forward
+
+
+@jax.jit
+def _apply_vjp(vjp: Any, cotangents: Any) -> Any:
+    return vjp(cotangents)
+
+
+def _record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, name: str,
+            dynamic: bool = False) -> Any:
+    """Run ``fn`` on the inputs' values, record a node, and return its outputs wrapped."""
+    datas = tuple(x.to_jax() if isinstance(x, NDArray) else x for x in inputs)
+    diff = tuple(i for i, x in enumerate(inputs) if _differentiable(x))
+    out_cls = out_cls or next(type(x) for x in inputs if isinstance(x, NDArray))
+    try:
+        out, vjp = _forward_with_vjp(key, fn, diff, dynamic)(*datas)
+    except MXNetError:
+        raise
+    except Exception as err:
+        raise op_error(_NamedOp(name), inputs, None, err) from None
+    outs = wrap_outputs(out, out_cls)
+    results = outs if isinstance(outs, tuple) else (outs,)
+    entries = tuple(x._ag if i in diff else None for i, x in enumerate(inputs))
+    avals = tuple(jax.ShapeDtypeStruct(r._data.shape, r._data.dtype) for r in results)
+    node = _Node(key, fn, tuple(inputs), entries, diff, vjp, avals, isinstance(outs, tuple), name,
+                 dynamic=dynamic)
+    for i, r in enumerate(results):
+        r._ag = (node, i)
+    return outs
+
+
+class _NamedOp:
+    """Just enough of an OpDef for error messages about recorded functions."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+# ----------------------------------------------------------------------------- variables
+
+def _attach_grad(array: NDArray, grad_req: str = "write", stype: Any = None) -> None:
+    if grad_req not in _GRAD_REQS:
+        raise MXNetError(f"attach_grad: grad_req must be one of {_GRAD_REQS}, got {grad_req!r}")
+    if stype not in (None, "default"):
+        raise MXNetError(f"attach_grad: only dense gradients (stype='default') are supported, got {stype!r}")
+    grad = None if grad_req == "null" else type(array)._wrap(jnp.zeros_like(array.to_jax()))
+    array._ag = _Leaf(grad, grad_req)
+
+
+def mark_variables(variables: Any, gradients: Any, grad_reqs: Any = "write") -> None:
+    """Mark arrays as variables whose gradients go into the given buffers."""
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    if not len(variables) == len(gradients) == len(grad_reqs):
+        raise MXNetError(f"mark_variables: got {len(variables)} variables, {len(gradients)} gradients and "
+                         f"{len(grad_reqs)} grad_reqs; expected equal counts")
+    for var, buf, req in zip(variables, gradients, grad_reqs):
+        if req not in _GRAD_REQS:
+            raise MXNetError(f"mark_variables: grad_req must be one of {_GRAD_REQS}, got {req!r}")
+        if buf is not None and buf.shape != var.shape:
+            raise MXNetError(f"mark_variables: gradient buffer shape {buf.shape} does not match "
+                             f"the variable's shape {var.shape}")
+        var._ag = _Leaf(buf, req)
+
+
+def _grad_of(array: NDArray) -> NDArray | None:
+    leaf = array._ag
+    return leaf.grad if isinstance(leaf, _Leaf) else None
+
+
+# ----------------------------------------------------------------------------- backward
+
+def _as_list(x: Any) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _head_gradients(heads: list, head_grads: Any, create_graph: bool) -> list:
+    head_grads = [None] * len(heads) if head_grads is None else _as_list(head_grads)
+    if len(head_grads) != len(heads):
+        raise MXNetError(f"backward: got {len(heads)} heads but {len(head_grads)} head gradients")
+    seeds = []
+    for i, (head, hg) in enumerate(zip(heads, head_grads)):
+        if not isinstance(head, NDArray) or head._ag is None:
+            raise MXNetError(
+                f"backward: head {i} was not computed under autograd.record() from arrays with "
+                "attach_grad(); nothing to differentiate")
+        if hg is None:
+            hg = jnp.ones(head.shape, head._data.dtype)
+        elif tuple(hg.shape) != head.shape:
+            raise MXNetError(f"backward: head gradient {i} has shape {tuple(hg.shape)}, expected the head's "
+                             f"shape {head.shape}")
+        if create_graph:
+            seeds.append(hg if isinstance(hg, NDArray) else type(head)._wrap(jnp.asarray(hg)))
+        else:
+            seeds.append(hg.to_jax() if isinstance(hg, NDArray) else jnp.asarray(hg))
+    return seeds
+
+
+def _reachable(heads: list) -> list:
+    """Recorded nodes the heads depend on, latest first (a reverse topological order)."""
+    nodes, stack, seen = [], [h._ag for h in heads], set()
+    while stack:
+        entry = stack.pop()
+        if not isinstance(entry, tuple) or id(entry[0]) in seen:
+            continue
+        node = entry[0]
+        seen.add(id(node))
+        nodes.append(node)
+        stack.extend(e for e in node.entries if e is not None)
+    nodes.sort(key=lambda n: n.seq, reverse=True)
+    return nodes
+
+
+class _Cotangents:
+    """Summed cotangents per node output and per variable (arrays used twice add up)."""
+
+    def __init__(self) -> None:
+        self.outputs: dict = {}
+        self.leaves: dict = {}
+
+    def add(self, entry: Any, value: Any) -> None:
+        if isinstance(entry, _Leaf):
+            table, key = self.leaves, id(entry)
+            value = (entry, value)
+        else:
+            table, key = self.outputs, (id(entry[0]), entry[1])
+        previous = table.get(key)
+        if previous is None:
+            table[key] = value
+        elif isinstance(entry, _Leaf):
+            table[key] = (entry, previous[1] + value[1])
+        else:
+            table[key] = previous + value
+
+
+def _run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph: bool) -> dict:
+    """Propagate cotangents from the heads; returns ``{id(leaf): (leaf, gradient)}``."""
+    cts = _Cotangents()
+    for head, seed in zip(heads, _head_gradients(heads, head_grads, create_graph)):
+        cts.add(head._ag, seed)
+    for node in _reachable(heads):
+        outs = [cts.outputs.pop((id(node), i), None) for i in range(len(node.out_avals))]
+        if all(c is None for c in outs):
+            continue
+        if node.vjp is None:
+            raise MXNetError(
+                f"backward: the graph through {node.name} was already freed by an earlier backward; "
+                "pass retain_graph=True to the first backward to differentiate twice")
+        in_cts = _recorded_backward(node, outs) if create_graph else _node_backward(node, outs)
+        if not retain_graph:
+            node.vjp = None
+        for i, ct in zip(node.diff, in_cts):
+            cts.add(node.entries[i], ct)
+    return cts.leaves
+
+
+def _node_backward(node: _Node, outs: list) -> tuple:
+    """Input cotangents of one node, from its outputs' cotangents (missing ones are zeros)."""
+    outs = [jnp.zeros(a.shape, a.dtype) if c is None else c for c, a in zip(outs, node.out_avals)]
+    if node.custom is not None:
+        return node.custom(outs)
+    ct = tuple(outs) if node.multi else outs[0]
+    return node.vjp(ct) if node.dynamic else _apply_vjp(node.vjp, ct)
+
+
+_GRAD_FNS: dict = {}
+
+
+def _grad_fn(node: _Node) -> Callable:
+    """The pure function (*inputs, *output_cts) -> input cotangents of a node (for create_graph)."""
+    key = (node.key, node.diff, node.multi, len(node.inputs))
+    fn = _GRAD_FNS.get(key)
+    if fn is None:
+        forward, diff, multi, n = node.fn, node.diff, node.multi, len(node.inputs)
+
+        def fn(*args: Any) -> Any:
+            inputs, cts = args[:n], args[n:]
+
+            def partial_fn(*diff_inputs: Any) -> Any:
+                full = list(inputs)
+                for i, value in zip(diff, diff_inputs):
+                    full[i] = value
+                return forward(*full)
+            _, vjp = jax.vjp(partial_fn, *(inputs[i] for i in diff))
+            return tuple(vjp(tuple(cts) if multi else cts[0]))
+        _GRAD_FNS[key] = fn
+    return fn
+
+
+def _recorded_backward(node: _Node, outs: list) -> tuple:
+    """Input cotangents computed as a recorded op, so they can be differentiated again."""
+    outs = [type(node.inputs[node.diff[0]])._wrap(jnp.zeros(a.shape, a.dtype)) if c is None else c
+            for c, a in zip(outs, node.out_avals)]
+    if node.custom is not None:
+        return node.custom(outs)
+    grads = _record(("grad", node.key, node.diff, node.multi), _grad_fn(node), [*node.inputs, *outs], None,
+                    f"{node.name}_backward", node.dynamic)
+    return grads if isinstance(grads, tuple) else (grads,)
+
+
+def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, train_mode: bool = True) -> None:
+    """Compute gradients of ``heads`` and store them in the variables' ``.grad`` (per ``grad_req``)."""
+    heads = _as_list(heads)
+    with _scope(False, train_mode):
+        leaves = _run_backward(heads, head_grads, retain_graph, create_graph=False)
+    for leaf, value in leaves.values():
+        if leaf.grad_req == "null" or leaf.grad is None:
+            continue
+        buffer = leaf.grad
+        value = value.astype(buffer._data.dtype)
+        buffer._set_data(value if leaf.grad_req == "write" else buffer._data + value)
+
+
+def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, train_mode: bool = True) -> list:
+    """Gradients of ``heads`` w.r.t. ``variables``, returned (not stored in ``.grad``).
+
+    With ``create_graph=True`` the returned gradients are themselves recorded, so
+    they can be differentiated again (second and higher derivatives).
+    """
+    single = isinstance(variables, NDArray)
+    heads, variables = _as_list(heads), _as_list(variables)
+    for i, var in enumerate(variables):
+        if not isinstance(var, NDArray) or not isinstance(var._ag, _Leaf):
+            raise MXNetError(f"grad: variable {i} is not marked for gradients; call attach_grad() on it first")
+    retain = create_graph if retain_graph is None else retain_graph
+    with _scope(create_graph, train_mode):
+        leaves = _run_backward(heads, head_grads, retain, create_graph)
+    out = []
+    for i, var in enumerate(variables):
+        found = leaves.get(id(var._ag))
+        if found is None:
+            raise MXNetError(f"grad: variable {i} (shape {var.shape}) is not on the path of the heads; "
+                             "the heads do not depend on it")
+        value = found[1]
+        out.append(value if isinstance(value, NDArray) else type(var)._wrap(value))
+    return out[0] if single else out
+
+
+# ----------------------------------------------------------------------------- custom functions
+
+class Function:
+    """A user-defined differentiable function: override ``forward`` and ``backward``.
+
+    ``forward(*inputs)`` computes outputs from NDArrays (not recorded);
+    ``backward(*output_grads)`` returns one gradient per input.  Call
+    ``save_for_backward`` in ``forward`` to keep arrays for ``backward``::
+
+        class Sigmoid(autograd.Function):
+            def forward(self, x):
+                y = 1 / (1 + np.exp(-x))
+                self.save_for_backward(y)
+                return y
+
+            def backward(self, dy):
+                y, = self.saved_tensors
+                return dy * y * (1 - y)
+    """
+
+    def __init__(self) -> None:
+        self.saved_tensors: tuple = ()
+
+    def save_for_backward(self, *arrays: Any) -> None:
+        self.saved_tensors = arrays
+
+    def forward(self, *inputs: Any) -> Any:
+        raise MXNetError(f"{type(self).__name__} must define forward(self, *inputs)")
+
+    def backward(self, *output_grads: Any) -> Any:
+        raise MXNetError(f"{type(self).__name__} must define backward(self, *output_grads)")
+
+    def __call__(self, *inputs: Any) -> Any:
+        with _scope(False, None):
+            outputs = self.forward(*inputs)
+        if not is_recording():
+            return outputs
+        diff = tuple(i for i, x in enumerate(inputs) if _differentiable(x))
+        if not diff:
+            return outputs
+        results = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+        for r in results:
+            if not isinstance(r, NDArray):
+                raise MXNetError(f"{type(self).__name__}.forward must return NDArrays, got {type(r).__name__}")
+        cls = type(results[0])
+        function = self
+
+        def custom(cts: list) -> tuple:
+            wrapped = [c if isinstance(c, NDArray) else cls._wrap(c) for c in cts]
+            grads = function.backward(*wrapped)
+            grads = grads if isinstance(grads, (tuple, list)) else (grads,)
+            if len(grads) != len(inputs):
+                raise MXNetError(f"{type(function).__name__}.backward returned {len(grads)} gradients for "
+                                 f"{len(inputs)} inputs")
+            picked = [grads[i] for i in diff]
+            return tuple(g if is_recording() else (g.to_jax() if isinstance(g, NDArray) else jnp.asarray(g))
+                         for g in picked)
+
+        avals = tuple(jax.ShapeDtypeStruct(r.shape, r._data.dtype) for r in results)
+        entries = tuple(x._ag if i in diff else None for i, x in enumerate(inputs))
+        node = _Node(None, None, tuple(inputs), entries, diff, True, avals, len(results) > 1,
+                     type(self).__name__, custom=custom)
+        fresh = tuple(type(r)._wrap(r.to_jax()) for r in results)
+        for i, r in enumerate(fresh):
+            r._ag = (node, i)
+        return fresh if isinstance(outputs, (tuple, list)) else fresh[0]
+
+
+_autograd_link.attach_grad = _attach_grad
+_autograd_link.grad_of = _grad_of
+_autograd_link.backward = backward
