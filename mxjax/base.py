@@ -86,7 +86,8 @@ def encode_attr(value: Any) -> str:
     if isinstance(value, (onp.dtype, type)) or hasattr(value, "dtype") and not hasattr(value, "shape"):
         return dtype_name(value)
     if isinstance(value, (list, tuple)):
-        items = ", ".join(encode_attr(v) for v in value)
+        # strings nested in tuples are quoted so decode_attr reads them back (MXNet never nests them)
+        items = ", ".join(repr(v) if isinstance(v, str) else encode_attr(v) for v in value)
         return f"({items},)" if len(value) == 1 else f"({items})"
     if isinstance(value, (int, onp.integer)):
         return str(int(value))

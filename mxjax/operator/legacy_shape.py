@@ -60,7 +60,7 @@ def slice_like(data, shape_like, *, axes: shape = ()):
     return data[tuple(key)]
 
 
-@defop("SliceChannel")
+@defop("SliceChannel", num_outputs=lambda params: params.get("num_outputs", 1))
 def slice_channel(data, *, num_outputs: int = 1, axis: int = 1, squeeze_axis: bool = False):
     """Split into ``num_outputs`` equal parts along ``axis`` (1.x ``split``); a single part is returned as is."""
     ax = norm_axis(axis, data.ndim, "SliceChannel")

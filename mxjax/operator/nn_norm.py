@@ -13,6 +13,8 @@ output is cast back to the input dtype.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import jax.numpy as jnp
 from jax import lax
 
@@ -45,7 +47,17 @@ def _check_bn_inputs(op, data, axis, arrays):
     return axis, channels
 
 
-@defop("BatchNorm", aliases=("_npx_batch_norm", "BatchNorm_v1", "CuDNNBatchNorm"))
+def _bn_aux_update(data, gamma, beta, moving_mean, moving_var, *, momentum: float = 0.9, axis: int = 1,
+                   use_global_stats: bool = False, **_: Any):
+    """New (moving_mean, moving_var) after a training step (unchanged with use_global_stats)."""
+    if use_global_stats:
+        return moving_mean, moving_var
+    return batch_norm_moving_stats.compute(data, moving_mean, moving_var, momentum=momentum, axis=axis)
+
+
+@defop("BatchNorm", aliases=("_npx_batch_norm", "BatchNorm_v1", "CuDNNBatchNorm"), aux_inputs=(3, 4),
+       aux_update=_bn_aux_update,
+       num_outputs=lambda params: 3 if params.get("output_mean_var") else 1)
 def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: float = 1e-3, momentum: float = 0.9,
                fix_gamma: bool = True, use_global_stats: bool = False, output_mean_var: bool = False,
                axis: int = 1, cudnn_off: bool = False, min_calib_range: float | None = None,
@@ -77,7 +89,7 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: float = 1e-3,
     return out
 
 
-@defop("_batch_norm_moving_stats", differentiable=False)
+@defop("_batch_norm_moving_stats", differentiable=False, num_outputs=2)
 def batch_norm_moving_stats(data, moving_mean, moving_var, *, momentum: float = 0.9, axis: int = 1):
     """BatchNorm's moving-statistics update in training: ``momentum * old + (1 - momentum) * batch``."""
     op = "BatchNorm"

@@ -64,12 +64,16 @@ class OpDef:
     name: str
     compute: Callable[..., Any]
     aliases: tuple[str, ...] = ()
-    num_outputs: int = 1
+    num_outputs: int | Callable[[dict], int] = 1  # or a function of the parameters (SliceChannel)
     dynamic_shape: bool = False
     needs_key: bool = False                      # first input is a PRNG key the front-end supplies
     infer: Callable[..., Any] | None = None      # (*avals, **params) -> avals; default jax.eval_shape
     grad: Callable[..., Any] | None = None       # custom VJP rule; default jax.vjp of compute
     differentiable: bool = True
+    # input slots the op updates in training (BatchNorm's moving statistics, 3 and 4) and
+    # aux_update(*inputs, **params) -> their new values; graphs call these "auxiliary states"
+    aux_inputs: tuple[int, ...] = ()
+    aux_update: Callable[..., Any] | None = None
     # check(*inputs, **params): a NumPy error XLA cannot raise (an out-of-range take index),
     # run on concrete inputs before the compiled call; skipped under an outer trace
     check: Callable[..., None] | None = None
@@ -158,6 +162,11 @@ class OpDef:
                 check(*arrays, **params)
             return fn(*arrays)
         return checked
+
+    def count_outputs(self, params: dict[str, Any]) -> int:
+        """How many outputs the op returns with these parameters."""
+        n = self.num_outputs
+        return n(params) if callable(n) else n
 
     def eval_shape(self, *avals: Any, **params: Any) -> Any:
         """Output shape/dtype structs for input avals (``jax.ShapeDtypeStruct``) without computing."""

@@ -1,0 +1,113 @@
+"""Reading MXNet symbol JSON into Symbols: attribute splitting and the upgrades of older graphs.
+
+``graph_from_json`` (in ``_ir``) gives nodes with raw string attributes; here each
+op node's attributes are split into typed op parameters and other attributes,
+and graphs older than MXNet 1.9.1 get the upgrades MXNet's own loader applies
+(FORMATS.md 2.9): hidden-key renames, missing auxiliary inputs, initializer
+hints, and the old meaning of ``argmax(axis=-1)``.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+
+from .._ir import MXNET_VERSION, Node, graph_from_json, topo_order
+from ..base import MXNetError, decode_attr
+from ._opnames import op_for_json_name
+from .interpret import CONSTANTS
+from .symbol import Symbol
+
+_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+_BN_FAMILY = ("BatchNorm", "BatchNorm_v1", "_contrib_BatchNormWithReLU", "_contrib_SyncBatchNorm")
+_INIT_HINTS = {name: {3: json.dumps(["zero", {}]), 4: json.dumps(["one", {}])} for name in _BN_FAMILY}
+_INIT_HINTS["LeakyReLU"] = {1: json.dumps(["Constant", {"value": 0.25}])}
+
+
+def symbol_from_json(text: str) -> Symbol:
+    """A Symbol from MXNet symbol JSON of any version MXNet 1.9.1 reads."""
+    try:
+        outputs, version = graph_from_json(text)
+    except json.JSONDecodeError as err:
+        raise MXNetError(f"symbol JSON: not valid JSON ({err})") from None
+    if version > MXNET_VERSION:
+        warnings.warn(f"symbol JSON was written by MXNet version {version}, newer than {MXNET_VERSION}; "
+                      "loading it as is", stacklevel=2)
+    nodes = topo_order(outputs)
+    if version < MXNET_VERSION:
+        _upgrade_hidden_keys(nodes)
+    if version < 900:
+        _add_missing_aux_inputs(nodes)
+    if version < 904:
+        apply_init_hints(nodes)
+    if version < 905:
+        for node in nodes:
+            if node.op in ("argmax", "argmin") and node.attrs.get("axis") == "-1":
+                del node.attrs["axis"]
+    for node in nodes:
+        if not node.is_variable:
+            _split_attrs(node)
+    return Symbol(outputs)
+
+
+def _split_attrs(node: Node) -> None:
+    """Move the op's parameters out of the raw attributes, decoded with the op's types."""
+    op = op_for_json_name(node.op)
+    attrs, params = {}, {}
+    for key, text in node.attrs.items():
+        if key in op.params:
+            params[key] = op.params[key].decode(text)
+        elif key == CONSTANTS:
+            params[key] = decode_attr(text)
+        else:
+            attrs[key] = text  # hidden (__x__) and unknown keys are kept and written back
+    node.params, node.attrs = params, attrs
+    node.num_outputs = max(1, op.count_outputs(params))
+
+
+def _upgrade_hidden_keys(nodes: list[Node]) -> None:
+    for node in nodes:
+        for key in list(node.attrs):
+            if key in _HIDDEN_KEYS:
+                node.attrs[f"__{key}__"] = node.attrs.pop(key)
+        if node.is_variable:
+            continue
+        names = _input_names(node)
+        for key in list(node.attrs):
+            for hidden in _HIDDEN_KEYS:
+                arg = key[: -len(hidden) - 1] if key.endswith("_" + hidden) else None
+                if arg in names:
+                    source = node.inputs[names.index(arg)][0]
+                    if source.is_variable:
+                        source.attrs[f"__{hidden}__"] = node.attrs.pop(key)
+                    break
+
+
+def _input_names(node: Node) -> list[str]:
+    try:
+        return list(op_for_json_name(node.op).inputs)
+    except MXNetError:
+        return []
+
+
+def _add_missing_aux_inputs(nodes: list[Node]) -> None:
+    """Pre-0.9 graphs omit auxiliary inputs: create ``<node>_<input>`` variables for them."""
+    for node in nodes:
+        if node.is_variable:
+            continue
+        op = op_for_json_name(node.op)
+        if not op.aux_inputs:
+            continue
+        for slot in range(len(node.inputs), len(op.inputs)):
+            name = op.inputs[slot]
+            legacy = {"moving_mean": "moving_mean", "moving_var": "moving_var"}.get(name, name)
+            node.inputs.append((Node("null", f"{node.name}_{legacy}", attrs=dict(node.attrs)), 0))
+
+
+def apply_init_hints(nodes: list[Node]) -> None:
+    """Initializer hints ops put on their variable inputs (BatchNorm moving stats, PReLU gamma)."""
+    for node in nodes:
+        for slot, init in _INIT_HINTS.get(node.op, {}).items():
+            if slot < len(node.inputs):
+                source = node.inputs[slot][0]
+                if source.is_variable and "__init__" not in source.attrs:
+                    source.attrs["__init__"] = init

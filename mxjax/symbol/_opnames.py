@@ -1,0 +1,30 @@
+"""Op names in symbol JSON: what a name read from a file means, and what name to write.
+
+MXNet 1.x JSON uses legacy names whose meaning differs from the NumPy op of the
+same spelling (``sum`` is the legacy reduction with ``exclude``); MXNet 2 writes
+NumPy ops as ``_np_*``/``_npi_*``.  Reading maps through the legacy table; writing
+picks the name MXNet itself would write, so MXNet can load what mxjax saves.
+"""
+from __future__ import annotations
+
+from ..operator import OpDef, get_op
+from ..operator.legacy import LEGACY_JSON_NAMES, legacy_op_name
+
+_WRITE_AS = {registered: json for json, registered in LEGACY_JSON_NAMES.items()}
+_NUMPY_PREFIXES = ("_npi_", "_np_", "_npx_")
+
+
+def op_for_json_name(name: str) -> OpDef:
+    """The registered op a symbol-JSON op name refers to."""
+    return get_op(legacy_op_name(name))
+
+
+def json_name(op: OpDef) -> str:
+    """The op name MXNet writes for this op."""
+    if op.name in _WRITE_AS:
+        return _WRITE_AS[op.name]
+    if op.name in LEGACY_JSON_NAMES:  # a NumPy op spelled like a legacy one: use its _np_ name
+        for alias in op.aliases:
+            if alias.startswith(_NUMPY_PREFIXES):
+                return alias
+    return op.name

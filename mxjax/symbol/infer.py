@@ -1,0 +1,151 @@
+"""Shape and dtype inference over a graph, node by node with ``jax.eval_shape``.
+
+Forward inference comes from each op's own compute function.  MXNet also infers
+the shapes of parameter inputs (a FullyConnected weight from the data shape and
+``num_hidden``); the few rules for that live in ``_INPUT_RULES`` below.
+"""
+from __future__ import annotations
+
+from math import prod
+from typing import Any, Callable
+
+import jax
+import numpy as onp
+
+from .._ir import Entry, Node, topo_order
+from ..base import MXNetError, decode_attr, normalize_dtype
+from .interpret import CONSTANTS, call_params, node_op
+
+Aval = jax.ShapeDtypeStruct
+
+
+def _fc(shapes: list, p: dict) -> dict:
+    data = shapes[0]
+    in_dim = prod(data[1:]) if p.get("flatten", True) else data[-1]
+    return {1: (p["num_hidden"], in_dim), 2: (p["num_hidden"],)}
+
+
+def _channels(data: tuple, layout: Any) -> int:
+    return data[-1] if layout and str(layout).endswith("C") else data[1]
+
+
+def _conv(shapes: list, p: dict) -> dict:
+    data, kernel, groups = shapes[0], tuple(p.get("kernel", ())), p.get("num_group", 1)
+    c = _channels(data, p.get("layout"))
+    layout = p.get("layout")
+    weight = ((p["num_filter"], *kernel, c // groups) if layout and str(layout).endswith("C")
+              else (p["num_filter"], c // groups, *kernel))
+    return {1: weight, 2: (p["num_filter"],)}
+
+
+def _deconv(shapes: list, p: dict) -> dict:
+    data, kernel, groups = shapes[0], tuple(p.get("kernel", ())), p.get("num_group", 1)
+    c = _channels(data, p.get("layout"))
+    return {1: (c, p["num_filter"] // groups, *kernel), 2: (p["num_filter"],)}
+
+
+def _per_channel(axis_key: str, default_axis: int, slots: tuple) -> Callable:
+    def rule(shapes: list, p: dict) -> dict:
+        data = shapes[0]
+        c = (data[p.get(axis_key, default_axis)],)
+        return {slot: c for slot in slots}
+    return rule
+
+
+_INPUT_RULES: dict[str, Callable[[list, dict], dict]] = {
+    "FullyConnected": _fc,
+    "Convolution": _conv,
+    "Deconvolution": _deconv,
+    "BatchNorm": _per_channel("axis", 1, (1, 2, 3, 4)),
+    "LayerNorm": _per_channel("axis", -1, (1, 2)),
+    "GroupNorm": lambda s, p: {1: (s[0][1],), 2: (s[0][1],)},
+    "InstanceNorm": lambda s, p: {1: (s[0][1],), 2: (s[0][1],)},
+    "Embedding": lambda s, p: {1: (p["input_dim"], p["output_dim"])},
+    "LeakyReLU": lambda s, p: {1: (s[0][1],)},
+}
+
+
+def variable_aval(node: Node, shape: Any = None, dtype: Any = None) -> Aval | None:
+    """A variable's aval from explicit values or its ``__shape__``/``__dtype__`` attributes."""
+    if shape is None and "__shape__" in node.attrs:
+        shape = decode_attr(node.attrs["__shape__"])
+        if shape is not None and any(int(d) <= 0 for d in shape):  # 0/-1 mark unknown dims
+            shape = None
+    if dtype is None and "__dtype__" in node.attrs:
+        dtype = _dtype_attr(node.attrs["__dtype__"])
+    if shape is None:
+        return None
+    return Aval(tuple(int(d) for d in shape), normalize_dtype(dtype) or onp.dtype(onp.float32))
+
+
+def _dtype_attr(text: str) -> Any:
+    from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
+
+    value = decode_attr(text)
+    return FLAG_TO_DTYPE.get(value, None) if isinstance(value, int) else value
+
+
+def infer_avals(outputs: list[Entry], shapes: dict[str, Any], dtypes: dict[str, Any],
+                partial: bool = False) -> dict[int, list]:
+    """``{id(node): [aval or None per output]}`` for every node; variables filled in where rules allow."""
+    avals: dict[int, list] = {}
+    nodes = topo_order(outputs)
+    for node in nodes:
+        if node.is_variable:
+            avals[id(node)] = [variable_aval(node, shapes.get(node.name), dtypes.get(node.name))]
+    for node in nodes:
+        if node.is_variable:
+            continue
+        op = node_op(node)
+        ins = [avals[id(n)][i] for n, i in node.inputs]
+        if any(a is None for a in ins) and op.name in _INPUT_RULES and ins and ins[0] is not None:
+            ins = _fill_inputs(node, op, ins, avals)
+        if any(a is None for a in ins):
+            if not partial:
+                missing = [n.name for (n, i), a in zip(node.inputs, ins) if a is None]
+                raise _Incomplete(missing)
+            avals[id(node)] = [None] * max(1, op.count_outputs(node.params))
+            continue
+        avals[id(node)] = _node_outputs(node, op, ins)
+    return avals
+
+
+class _Incomplete(Exception):
+    """Some input shapes are unknown (infer_shape then returns Nones, as MXNet does)."""
+
+
+def _fill_inputs(node: Node, op: Any, ins: list, avals: dict) -> list:
+    params = dict(node.params)
+    try:
+        rule = _INPUT_RULES[op.name](list(a.shape if a is not None else None for a in ins), params)
+    except (KeyError, TypeError, IndexError, ZeroDivisionError) as err:
+        raise MXNetError(f"infer_shape: cannot infer the parameter shapes of {node.name} ({op.name}) "
+                         f"from data shape {ins[0].shape}: {err}") from None
+    for slot, shape in rule.items():
+        if slot < len(ins) and ins[slot] is None:
+            source, index = node.inputs[slot]
+            if source.is_variable:
+                aval = Aval(tuple(int(d) for d in shape), ins[0].dtype)
+                avals[id(source)] = [aval]
+                ins[slot] = aval
+    return ins
+
+
+def _node_outputs(node: Node, op: Any, ins: list) -> list:
+    params = call_params(node, op, False)
+    constants = params.pop(CONSTANTS, ())
+    args = list(ins)
+    for slot, value in constants:
+        args.insert(slot, value)
+    if op.needs_key:
+        args.insert(0, Aval((2,), onp.dtype(onp.uint32)))
+    try:
+        out = op.eval_shape(*args, **params)
+    except MXNetError as err:
+        raise MXNetError(f"Error in operator {node.name}: {err}") from None
+    except Exception as err:
+        shapes = ", ".join(f"{n.name}{list(a.shape)}" for (n, _), a in zip(node.inputs, ins))
+        message = str(err).split("\n")[0]
+        raise MXNetError(f"Error in operator {node.name} ({op.name}): inconsistent input shapes "
+                         f"{shapes}: {message}") from None
+    return list(out) if isinstance(out, (tuple, list)) else [out]

@@ -1,0 +1,82 @@
+"""Graphs as JAX functions: the executor compiles them, inference evaluates them abstractly.
+
+``graph_function`` turns output entries into ``f(values, key) -> (outputs, aux_updates)``
+where ``values`` maps variable names to arrays.  Random ops get keys folded from
+``key`` by node position; in training, ops with auxiliary inputs (BatchNorm) also
+report those inputs' new values, keyed by the variable name that feeds them.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+
+from .._ir import Entry, Node, topo_order
+from ..base import MXNetError
+from ..operator import OpDef
+from ._opnames import op_for_json_name
+
+
+# Node parameter holding non-array inputs (Python scalars) as ((slot, value), ...)
+CONSTANTS = "__constants__"
+
+
+def node_op(node: Node) -> OpDef:
+    try:
+        return op_for_json_name(node.op)
+    except MXNetError:
+        raise MXNetError(f"node {node.name!r}: operator {node.op!r} is not registered in mxjax") from None
+
+
+def call_params(node: Node, op: OpDef, train: bool) -> dict:
+    """The node's parameters as the op's compute function takes them (training flag included)."""
+    params = dict(node.params)
+    if "_train" in op.params:
+        params["_train"] = train
+    return params
+
+
+def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., Any]:
+    """``f(values: dict[str, array], key) -> (list of outputs, dict of aux updates)``, pure and jittable."""
+    nodes = topo_order(outputs)
+    plan = []
+    for position, node in enumerate(nodes):
+        if node.is_variable:
+            plan.append((node, None, None, (), position))
+        else:
+            op = node_op(node)
+            params = call_params(node, op, train)
+            constants = params.pop(CONSTANTS, ())
+            plan.append((node, op, params, constants, position))
+
+    def run(values: dict, key: Any = None) -> tuple[list, dict]:
+        env: dict[int, tuple] = {}
+        aux_updates: dict[str, Any] = {}
+        for node, op, params, constants, position in plan:
+            if op is None:
+                if node.name not in values:
+                    raise MXNetError(f"graph input {node.name!r} has no value")
+                env[id(node)] = (values[node.name],)
+                continue
+            inputs = [env[id(n)][i] for n, i in node.inputs]
+            for slot, value in constants:
+                inputs.insert(slot, value)
+            if op.needs_key:
+                if key is None:
+                    raise MXNetError(f"node {node.name!r} ({op.name}) is random and needs a PRNG key")
+                inputs.insert(0, jax.random.fold_in(key, position))
+            try:
+                out = op.compute(*inputs, **params)
+            except MXNetError as err:
+                raise MXNetError(f"Error in operator {node.name} ({op.name}): {err}") from None
+            env[id(node)] = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            if train and op.aux_update is not None:
+                args = inputs[1:] if op.needs_key else inputs
+                new = op.aux_update(*args, **{k: v for k, v in params.items() if k != "_train"})
+                for slot, value in zip(op.aux_inputs, new):
+                    source = node.inputs[slot][0]
+                    if source.is_variable:
+                        aux_updates[source.name] = value
+        return [env[id(n)][i] for n, i in outputs], aux_updates
+
+    return run

@@ -1,0 +1,349 @@
+"""``Symbol``: a handle on output entries of the graph IR, with MXNet's symbolic API.
+
+A Symbol names one or more ``(node, index)`` outputs.  It lists its arguments,
+auxiliary states and outputs in MXNet's orders, composes with other symbols,
+infers shapes and dtypes, reads and writes MXNet's JSON, and binds into an
+``Executor`` that runs the graph as one compiled JAX program.
+"""
+from __future__ import annotations
+
+import copy as _copy
+import itertools
+from typing import Any, Iterator
+
+import jax
+import numpy as onp
+
+from .. import _ir
+from .._ir import Entry, Node, topo_order
+from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
+from ..device import Device, current_device
+from . import infer
+from .interpret import CONSTANTS, graph_function, node_op
+
+__all__ = ["Symbol", "var", "Variable", "Group", "fromjson", "load_json", "load"]
+
+
+class Symbol:
+    """One or more outputs of a graph (``mx.sym.Symbol``)."""
+
+    __slots__ = ("_outputs", "__weakref__")
+
+    def __init__(self, outputs: list[Entry]) -> None:
+        self._outputs = list(outputs)
+
+    # -- naming and structure ---------------------------------------------------------
+    @property
+    def name(self) -> str | None:
+        return self._outputs[0][0].name if len(self._outputs) == 1 else None
+
+    def __repr__(self) -> str:
+        if len(self._outputs) == 1:
+            return f"<Symbol {self.name}>"
+        return f"<Symbol group [{', '.join(n.name for n, _ in self._outputs)}]>"
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+    def __iter__(self) -> Iterator["Symbol"]:
+        return (Symbol([e]) for e in self._outputs)
+
+    def __getitem__(self, index: int | str) -> "Symbol":
+        if isinstance(index, str):
+            names = self.list_outputs()
+            if index not in names:
+                raise MXNetValueError(f"Symbol has no output named {index!r}; outputs are {names}")
+            index = names.index(index)
+        if not -len(self._outputs) <= index < len(self._outputs):
+            raise IndexError(f"Symbol output index {index} out of range for {len(self._outputs)} outputs")
+        return Symbol([self._outputs[index]])
+
+    def _nodes(self) -> list[Node]:
+        return topo_order(self._outputs)
+
+    def _aux_nodes(self) -> set[int]:
+        aux = set()
+        for node in self._nodes():
+            if not node.is_variable:
+                for slot in node_op(node).aux_inputs:
+                    if slot < len(node.inputs) and node.inputs[slot][0].is_variable:
+                        aux.add(id(node.inputs[slot][0]))
+        return aux
+
+    def list_arguments(self) -> list[str]:
+        aux = self._aux_nodes()
+        return [n.name for n in self._nodes() if n.is_variable and id(n) not in aux]
+
+    def list_auxiliary_states(self) -> list[str]:
+        aux = self._aux_nodes()
+        return [n.name for n in self._nodes() if n.is_variable and id(n) in aux]
+
+    def list_inputs(self) -> list[str]:
+        return [n.name for n in self._nodes() if n.is_variable]
+
+    def list_outputs(self) -> list[str]:
+        return [_output_name(node, index) for node, index in self._outputs]
+
+    def get_internals(self) -> "Symbol":
+        """Every output of every node, in topological order (``sym.get_internals()['fc1_output']``)."""
+        entries = []
+        for node in self._nodes():
+            entries.extend((node, i) for i in range(_visible_outputs(node)))
+        return Symbol(entries)
+
+    def get_children(self) -> "Symbol | None":
+        """The inputs of this symbol's (single) head node, or None for a variable."""
+        node = self._outputs[0][0]
+        return Symbol(list(node.inputs)) if node.inputs else None
+
+    # -- attributes ----------------------------------------------------------------
+    def attr(self, key: str) -> str | None:
+        if len(self._outputs) != 1:
+            return None
+        node = self._outputs[0][0]
+        if key in node.attrs:
+            return node.attrs[key]
+        if key in node.params:
+            return encode_attr(node.params[key])
+        return None
+
+    def list_attr(self) -> dict[str, str]:
+        node = self._outputs[0][0]
+        return {**node.attrs, **({} if node.is_variable else _encoded_params(node))}
+
+    def attr_dict(self) -> dict[str, dict[str, str]]:
+        out = {}
+        for node in self._nodes():
+            attrs = {**node.attrs, **({} if node.is_variable else _encoded_params(node))}
+            if attrs:
+                out[node.name] = attrs
+        return out
+
+    def _set_attr(self, **kwargs: Any) -> None:
+        for key, value in kwargs.items():
+            self._outputs[0][0].attrs[key] = encode_attr(value)
+
+    # -- composition ------------------------------------------------------------------
+    def __call__(self, *args: "Symbol", **kwargs: "Symbol") -> "Symbol":
+        """A copy with some arguments replaced by other symbols (``net(data=other)``)."""
+        result = _copy.deepcopy(self)
+        result._compose(*args, **kwargs)
+        return result
+
+    def _compose(self, *args: "Symbol", name: str | None = None, **kwargs: "Symbol") -> None:
+        arguments = self.list_arguments()
+        if len(args) > len(arguments):
+            raise MXNetValueError(f"compose: {len(args)} positional symbols for {len(arguments)} arguments")
+        replace = dict(zip(arguments, args))
+        for key, value in kwargs.items():
+            if key not in self.list_inputs():
+                raise MXNetValueError(f"compose: the symbol has no argument {key!r}; "
+                                      f"arguments are {arguments}")
+            replace[key] = value
+        for key, value in replace.items():
+            if not isinstance(value, Symbol) or len(value._outputs) != 1:
+                raise MXNetValueError(f"compose: argument {key!r} must be a single-output Symbol")
+        if not replace:
+            return
+        for node in self._nodes():
+            node.inputs = [replace[n.name]._outputs[0] if n.is_variable and n.name in replace else (n, i)
+                           for n, i in node.inputs]
+        self._outputs = [replace[n.name]._outputs[0] if n.is_variable and n.name in replace else (n, i)
+                         for n, i in self._outputs]
+
+    def __deepcopy__(self, memo: dict) -> "Symbol":
+        nodes = self._nodes()
+        clones = {}
+        for node in nodes:
+            clone = Node(node.op, node.name, node.params, node.attrs, num_outputs=node.num_outputs)
+            clone.inputs = [(clones[id(n)], i) for n, i in node.inputs]
+            clone.control_deps = [clones[id(n)] for n in node.control_deps]
+            clone.subgraphs = node.subgraphs
+            clones[id(node)] = clone
+        return Symbol([(clones[id(n)], i) for n, i in self._outputs])
+
+    def __copy__(self) -> "Symbol":
+        return self.__deepcopy__({})
+
+    # -- JSON -----------------------------------------------------------------------
+    def tojson(self) -> str:
+        """MXNet's symbol JSON (loadable by MXNet 1.9.1 for the ops it knows)."""
+        return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
+
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
+        with open(fname, "w", encoding="utf-8") as f:
+            f.write(self.tojson())
+
+    # -- inference --------------------------------------------------------------------
+    def _known(self, args: tuple, kwargs: dict) -> dict:
+        arguments = self.list_arguments()
+        if len(args) > len(arguments):
+            raise MXNetValueError(f"got {len(args)} positional values for {len(arguments)} arguments")
+        known = {k: v for k, v in zip(arguments, args) if v is not None}
+        inputs = set(self.list_inputs())
+        for key, value in kwargs.items():
+            if key not in inputs:
+                raise MXNetValueError(f"{key!r} is not an input of this symbol; inputs are {sorted(inputs)}")
+            if value is not None:
+                known[key] = value
+        return known
+
+    def _infer(self, shapes: dict, dtypes: dict, partial: bool) -> tuple:
+        try:
+            avals = infer.infer_avals(self._outputs, shapes, dtypes, partial)
+        except infer._Incomplete:
+            return None
+        nodes = {n.name: n for n in self._nodes() if n.is_variable}
+
+        def of(name: str) -> Any:
+            return avals[id(nodes[name])][0]
+        args = [of(n) for n in self.list_arguments()]
+        outs = [avals[id(n)][i] if i < len(avals[id(n)]) else None for n, i in self._outputs]
+        aux = [of(n) for n in self.list_auxiliary_states()]
+        return args, outs, aux
+
+    def infer_shape(self, *args: Any, **kwargs: Any) -> tuple:
+        """``(arg_shapes, out_shapes, aux_shapes)`` from some input shapes; Nones if incomplete."""
+        result = self._infer({k: tuple(v) for k, v in self._known(args, kwargs).items()}, {}, False)
+        if result is None:
+            return None, None, None
+        return tuple([None if a is None else tuple(a.shape) for a in part] for part in result)
+
+    def infer_shape_partial(self, *args: Any, **kwargs: Any) -> tuple:
+        """Like ``infer_shape``, leaving ``()`` where a shape cannot be decided (MXNet's convention)."""
+        result = self._infer({k: tuple(v) for k, v in self._known(args, kwargs).items()}, {}, True)
+        return tuple([() if a is None else tuple(a.shape) for a in part] for part in result)
+
+    def infer_type(self, *args: Any, **kwargs: Any) -> tuple:
+        """``(arg_types, out_types, aux_types)`` from some input dtypes (shapes from ``__shape__`` attrs)."""
+        dtypes = {k: normalize_dtype(v) for k, v in self._known(args, kwargs).items()}
+        shapes = {}
+        for node in self._nodes():
+            if node.is_variable and infer.variable_aval(node) is None:
+                shapes[node.name] = (1,)  # dtype inference does not need real shapes
+        result = self._infer(shapes, dtypes, True)
+        return tuple([None if a is None else onp.dtype(a.dtype).type for a in part] for part in result)
+
+    infer_type_partial = infer_type
+
+    # -- execution ------------------------------------------------------------------
+    def graph_function(self, train: bool = False) -> Any:
+        """The graph as a pure function ``f(values: dict, key) -> (outputs, aux_updates)``."""
+        return graph_function(self._outputs, train)
+
+    def bind(self, ctx: Device | None = None, args: Any = None, args_grad: Any = None,
+             grad_req: Any = "write", aux_states: Any = None, group2ctx: Any = None,
+             shared_exec: Any = None) -> Any:
+        """An ``Executor`` over the given argument (and gradient, auxiliary) arrays."""
+        from .executor import Executor
+        return Executor(self, ctx or current_device(), args, args_grad, grad_req, aux_states)
+
+    _bind = bind
+
+    def simple_bind(self, ctx: Device | None = None, grad_req: Any = "write", type_dict: dict | None = None,
+                    stype_dict: Any = None, group2ctx: Any = None, shared_arg_names: Any = None,
+                    shared_exec: Any = None, shared_buffer: Any = None, **shapes: Any) -> Any:
+        """Allocate zero arrays of the inferred shapes and bind them."""
+        from .executor import allocate_and_bind
+        return allocate_and_bind(self, ctx or current_device(), grad_req, type_dict or {}, shapes)
+
+    def eval(self, ctx: Device | None = None, **kwargs: Any) -> list:
+        """Run the graph once on the given arrays: ``[outputs]``."""
+        executor = self.bind(ctx, kwargs, grad_req="null")
+        return executor.forward()
+
+    def to_jaxpr(self, **inputs: Any) -> Any:
+        """The graph as a ``jax.core.ClosedJaxpr`` for example inputs (arrays or ShapeDtypeStructs)."""
+        fn = graph_function(self._outputs, False)
+        return jax.make_jaxpr(lambda values: fn(values, jax.random.PRNGKey(0))[0])(inputs)
+
+
+def _visible_outputs(node: Node) -> int:
+    if node.is_variable:
+        return 1
+    return max(1, node_op(node).count_outputs(node.params))
+
+
+def _output_name(node: Node, index: int) -> str:
+    if node.is_variable:
+        return node.name
+    if node.op in ("BatchNorm", "_npx_batch_norm") and _visible_outputs(node) == 3:
+        return f"{node.name}_{('output', 'mean', 'var')[index]}"
+    if _visible_outputs(node) == 1:
+        return f"{node.name}_output"
+    return f"{node.name}_output{index}"
+
+
+def _encoded_params(node: Node) -> dict[str, str]:
+    return {k: encode_attr(v) for k, v in node.params.items() if k != CONSTANTS}
+
+
+def _json_params(node: Node) -> dict[str, str]:
+    params = _encoded_params(node)
+    if CONSTANTS in node.params:
+        params[CONSTANTS] = encode_attr(node.params[CONSTANTS])
+    return params
+
+
+def _json_op_name_outputs(node: Node) -> int:
+    return _visible_outputs(node)
+
+
+_name_counters: dict[str, Any] = {}
+
+
+def auto_name(hint: str) -> str:
+    """MXNet's automatic node names: ``<hint><counter>`` (``fullyconnected0``)."""
+    counter = _name_counters.setdefault(hint, itertools.count())
+    return f"{hint}{next(counter)}"
+
+
+def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float | None = None,
+        wd_mult: float | None = None, dtype: Any = None, init: Any = None, stype: Any = None,
+        **kwargs: Any) -> Symbol:
+    """A variable (placeholder, parameter or auxiliary state) named ``name``."""
+    if not isinstance(name, str):
+        raise TypeError(f"var: name must be a string, got {type(name).__name__}")
+    attrs = {k: str(v) for k, v in (attr or {}).items()}
+    if shape is not None:
+        attrs["__shape__"] = encode_attr(tuple(shape))
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = encode_attr(float(lr_mult))
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = encode_attr(float(wd_mult))
+    if dtype is not None:
+        from ..serialization import DTYPE_TO_FLAG
+        attrs["__dtype__"] = str(DTYPE_TO_FLAG[normalize_dtype(dtype)])
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs["__storage_type__"] = {"default": "0", "row_sparse": "1", "csr": "2"}[stype]
+    for key, value in kwargs.items():
+        if not (key.startswith("__") and key.endswith("__")):
+            raise MXNetValueError(f"var: attribute {key!r} must look like __name__")
+        attrs[key] = str(value)
+    return Symbol([(Node("null", name, attrs=attrs), 0)])
+
+
+Variable = var
+
+
+def Group(symbols: list[Symbol]) -> Symbol:  # noqa: N802  (MXNet's name)
+    """One symbol whose outputs are the outputs of all ``symbols``, in order."""
+    if not symbols or not all(isinstance(s, Symbol) for s in symbols):
+        raise MXNetValueError("Group: expected a non-empty list of Symbols")
+    return Symbol([e for s in symbols for e in s._outputs])
+
+
+def fromjson(json: str) -> Symbol:
+    from ._json import symbol_from_json
+    return symbol_from_json(json)
+
+
+load_json = fromjson
+
+
+def load(fname: str) -> Symbol:
+    with open(fname, encoding="utf-8") as f:
+        return fromjson(f.read())
+
