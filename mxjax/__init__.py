@@ -10,6 +10,8 @@ from . import numpy as np
 from . import nd
 from . import numpy_extension as npx
 from . import random
+from . import symbol
+from . import symbol as sym
 
 context = device  # the 1.x module name: mx.context.Context, mx.context.current_context()
 
@@ -18,5 +20,5 @@ __version__ = "0.1.0"
 __all__ = [
     "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "context", "cpu", "cpu_pinned",
     "current_context", "current_device", "device", "engine", "gpu", "nd", "np", "npx", "num_gpus",
-    "operator", "random", "waitall",
+    "operator", "random", "sym", "symbol", "waitall",
 ]

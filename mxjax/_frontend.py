@@ -47,6 +47,8 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     get_cls = out_cls if not isinstance(out_cls, type) else (lambda: out_cls)
     star = op.variadic and not sequence_input
     renames = dict(keywords or {})
+    names_for_positional = order[1:] if op.variadic and not star and order and order[0] == op.inputs[0] \
+        else order
 
     def function(*args: Any, out: NDArray | None = None, **kwargs: Any) -> Any:
         if op.variadic:
@@ -106,6 +108,8 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     if module:
         function.__module__ = module
     function.op = op  # type: ignore[attr-defined]
+    function.positional = names_for_positional  # type: ignore[attr-defined]
+    function.keywords = renames  # type: ignore[attr-defined]
     return function
 
 

@@ -13,14 +13,12 @@ import warnings
 
 from .._ir import MXNET_VERSION, Node, graph_from_json, topo_order
 from ..base import MXNetError, decode_attr
+from ._hints import apply_init_hints
 from ._opnames import op_for_json_name
 from .interpret import CONSTANTS
 from .symbol import Symbol
 
 _HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
-_BN_FAMILY = ("BatchNorm", "BatchNorm_v1", "_contrib_BatchNormWithReLU", "_contrib_SyncBatchNorm")
-_INIT_HINTS = {name: {3: json.dumps(["zero", {}]), 4: json.dumps(["one", {}])} for name in _BN_FAMILY}
-_INIT_HINTS["LeakyReLU"] = {1: json.dumps(["Constant", {"value": 0.25}])}
 
 
 def symbol_from_json(text: str) -> Symbol:
@@ -101,13 +99,3 @@ def _add_missing_aux_inputs(nodes: list[Node]) -> None:
             name = op.inputs[slot]
             legacy = {"moving_mean": "moving_mean", "moving_var": "moving_var"}.get(name, name)
             node.inputs.append((Node("null", f"{node.name}_{legacy}", attrs=dict(node.attrs)), 0))
-
-
-def apply_init_hints(nodes: list[Node]) -> None:
-    """Initializer hints ops put on their variable inputs (BatchNorm moving stats, PReLU gamma)."""
-    for node in nodes:
-        for slot, init in _INIT_HINTS.get(node.op, {}).items():
-            if slot < len(node.inputs):
-                source = node.inputs[slot][0]
-                if source.is_variable and "__init__" not in source.attrs:
-                    source.attrs["__init__"] = init

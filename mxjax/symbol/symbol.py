@@ -7,9 +7,10 @@ infers shapes and dtypes, reads and writes MXNet's JSON, and binds into an
 """
 from __future__ import annotations
 
+import contextlib
 import copy as _copy
 import itertools
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import jax
 import numpy as onp
@@ -18,10 +19,14 @@ from .. import _ir
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
 from ..device import Device, current_device
+from ..ndarray import reset_handler, set_handler
+from ..operator import OpDef, get_op
 from . import infer
+from ._hints import apply_init_hints
+from ._opnames import json_name
 from .interpret import CONSTANTS, graph_function, node_op
 
-__all__ = ["Symbol", "var", "Variable", "Group", "fromjson", "load_json", "load"]
+__all__ = ["Symbol", "var", "Variable", "Group", "fromjson", "load_json", "load", "symbol_function"]
 
 
 class Symbol:
@@ -164,6 +169,63 @@ class Symbol:
 
     def __copy__(self) -> "Symbol":
         return self.__deepcopy__({})
+
+    # -- operators (MXNet 1.x: broadcast ops, scalar twins for Python numbers) -------------------
+    def __add__(self, other: Any) -> "Symbol":
+        return _operator("add", self, other)
+
+    def __radd__(self, other: Any) -> "Symbol":
+        return _operator("add", other, self)
+
+    def __sub__(self, other: Any) -> "Symbol":
+        return _operator("subtract", self, other)
+
+    def __rsub__(self, other: Any) -> "Symbol":
+        return _operator("subtract", other, self)
+
+    def __mul__(self, other: Any) -> "Symbol":
+        return _operator("multiply", self, other)
+
+    def __rmul__(self, other: Any) -> "Symbol":
+        return _operator("multiply", other, self)
+
+    def __truediv__(self, other: Any) -> "Symbol":
+        return _operator("true_divide", self, other)
+
+    def __rtruediv__(self, other: Any) -> "Symbol":
+        return _operator("true_divide", other, self)
+
+    def __mod__(self, other: Any) -> "Symbol":
+        return _operator("mod", self, other)
+
+    def __pow__(self, other: Any) -> "Symbol":
+        return _operator("power", self, other)
+
+    def __rpow__(self, other: Any) -> "Symbol":
+        return _operator("power", other, self)
+
+    def __neg__(self) -> "Symbol":
+        return _operator("multiply", self, -1.0)
+
+    def __eq__(self, other: Any) -> "Symbol":  # type: ignore[override]
+        return _operator("broadcast_equal", self, other)
+
+    def __ne__(self, other: Any) -> "Symbol":  # type: ignore[override]
+        return _operator("broadcast_not_equal", self, other)
+
+    def __gt__(self, other: Any) -> "Symbol":
+        return _operator("broadcast_greater", self, other)
+
+    def __ge__(self, other: Any) -> "Symbol":
+        return _operator("broadcast_greater_equal", self, other)
+
+    def __lt__(self, other: Any) -> "Symbol":
+        return _operator("broadcast_lesser", self, other)
+
+    def __le__(self, other: Any) -> "Symbol":
+        return _operator("broadcast_lesser_equal", self, other)
+
+    __hash__ = object.__hash__
 
     # -- JSON -----------------------------------------------------------------------
     def tojson(self) -> str:
@@ -347,3 +409,119 @@ def load(fname: str) -> Symbol:
     with open(fname, encoding="utf-8") as f:
         return fromjson(f.read())
 
+
+# ----------------------------------------------------------------------------- building nodes
+
+# MXNet 1.x writes an array-with-scalar op as its scalar twin (``a * 2.5`` is ``_mul_scalar``)
+_SCALAR_TWINS = {
+    "add": ("_plus_scalar", "_plus_scalar"), "subtract": ("_minus_scalar", "_rminus_scalar"),
+    "multiply": ("_mul_scalar", "_mul_scalar"), "true_divide": ("_div_scalar", "_rdiv_scalar"),
+    "mod": ("_mod_scalar", "_rmod_scalar"), "power": ("_power_scalar", "_rpower_scalar"),
+    "maximum": ("_maximum_scalar", "_maximum_scalar"), "minimum": ("_minimum_scalar", "_minimum_scalar"),
+    "broadcast_equal": ("_equal_scalar", "_equal_scalar"),
+    "broadcast_not_equal": ("_not_equal_scalar", "_not_equal_scalar"),
+    "broadcast_greater": ("_greater_scalar", "_lesser_scalar"),
+    "broadcast_greater_equal": ("_greater_equal_scalar", "_lesser_equal_scalar"),
+    "broadcast_lesser": ("_lesser_scalar", "_greater_scalar"),
+    "broadcast_lesser_equal": ("_lesser_equal_scalar", "_greater_equal_scalar"),
+}
+
+
+class _Builder:
+    """Dispatch handler that records nodes instead of computing."""
+
+    def __init__(self, name: str | None, attr: dict | None, legacy: bool) -> None:
+        self.name, self.attr, self.legacy = name, attr, legacy
+        self.json_override: str | None = None  # the op name to write (broadcast_add for a + b)
+
+    def invoke(self, op: OpDef, inputs: list, params: dict | None, out_cls: Any) -> Any:
+        params = dict(params or {})
+        entries, constants = [], []
+        for slot, x in enumerate(inputs):
+            if isinstance(x, Symbol):
+                if len(x._outputs) != 1:
+                    raise MXNetError(f"{op.name}: input {slot} is a group of {len(x._outputs)} symbols; "
+                                     "pass one output (sym[i])")
+                entries.append(x._outputs[0])
+            elif x is None:
+                continue
+            else:
+                constants.append((slot, _constant(x, op)))
+        if self.legacy and constants and len(inputs) == 2 and op.name in _SCALAR_TWINS and entries:
+            twin = _SCALAR_TWINS[op.name][0 if constants[0][0] == 1 else 1]
+            op, params, constants = get_op(twin), {"scalar": float(constants[0][1])}, []
+        if constants:
+            params[CONSTANTS] = tuple(constants)
+        name = self.name or auto_name(op.name.lower().lstrip("_"))
+        written = self.json_override if (self.json_override and not constants and op.name in _BROADCAST_NAMES) \
+            else json_name(op)
+        node = Node(written, name, params=params, attrs={k: str(v) for k, v in (self.attr or {}).items()},
+                    inputs=entries, num_outputs=max(1, op.count_outputs(params)))
+        apply_init_hints([node])
+        outputs = [(node, i) for i in range(node.num_outputs)]
+        return Symbol(outputs) if len(outputs) == 1 else tuple(Symbol([e]) for e in outputs)
+
+    def on_write(self, array: Any) -> None:
+        raise MXNetError("symbols are immutable")
+
+
+def _constant(x: Any, op: OpDef) -> Any:
+    if isinstance(x, (int, float, bool, onp.generic)):
+        return x.item() if isinstance(x, onp.generic) else x
+    raise MXNetError(f"{op.name}: a symbol function takes Symbols and Python scalars, got {type(x).__name__}")
+
+
+@contextlib.contextmanager
+def building(name: str | None = None, attr: dict | None = None, legacy: bool = True) -> Any:
+    """Scope in which front-end calls build nodes (the dispatch handler is a node builder)."""
+    builder = _Builder(name, attr, legacy)
+    token = set_handler(builder)
+    try:
+        yield builder
+    finally:
+        reset_handler(token)
+
+
+def symbol_function(front: Callable, legacy: bool = True) -> Callable:
+    """The symbolic twin of an imperative front-end function (same arguments, plus ``name``/``attr``)."""
+    op: OpDef = front.op
+    positional = list(getattr(front, "positional", ()))
+    renames = getattr(front, "keywords", {})
+
+    def function(*args: Any, name: str | None = None, attr: dict | None = None, **kwargs: Any) -> Any:
+        name = name or auto_name(op.name.lower().lstrip("_"))
+        if not op.variadic:
+            given = set(positional[:len(args)]) | {renames.get(k, k) for k in kwargs}
+            for slot, input_name in enumerate(op.inputs):
+                if input_name in given or input_name == "key":
+                    continue
+                if _needs_variable(op, input_name, {**kwargs}):
+                    kwargs[input_name] = var(f"{name}_{input_name}")
+        with building(name, attr, legacy):
+            return front(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = front.__name__
+    function.__doc__ = front.__doc__
+    function.op = op  # type: ignore[attr-defined]
+    return function
+
+
+def _needs_variable(op: OpDef, input_name: str, kwargs: dict) -> bool:
+    """Whether MXNet's symbol API creates a variable for an input the caller left out."""
+    if input_name == "bias":
+        return not kwargs.get("no_bias", op.params["no_bias"].default if "no_bias" in op.params else False)
+    if input_name == "gamma" and op.name == "LeakyReLU":
+        return kwargs.get("act_type") == "prelu"
+    return input_name not in op.input_defaults
+
+
+_BROADCAST_NAMES = {"add": "broadcast_add", "subtract": "broadcast_sub", "multiply": "broadcast_mul",
+                    "true_divide": "broadcast_div", "mod": "broadcast_mod", "power": "broadcast_power"}
+
+
+def _operator(name: str, lhs: Any, rhs: Any) -> Symbol:
+    """``lhs <op> rhs`` as a node: a broadcast op for two symbols, a scalar twin with a number."""
+    op = get_op(name)
+    with building(None, None, legacy=True) as builder:
+        builder.json_override = _BROADCAST_NAMES.get(name)
+        return builder.invoke(op, [lhs, rhs], None, None)
