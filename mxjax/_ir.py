@@ -83,12 +83,27 @@ def variables(outputs: Iterable[Entry]) -> list[Node]:
 # ----------------------------------------------------------------------------- JSON
 
 def graph_to_json(outputs: list[Entry], encode_params: Callable[[Node], dict[str, str]] | None = None,
-                  num_outputs: Callable[[Node], int] | None = None) -> str:
+                  num_outputs: Callable[[Node], int] | None = None,
+                  op_name: Callable[[Node], str] | None = None) -> str:
     """MXNet symbol JSON for a graph (2-space indent, sorted attrs, raw UTF-8, as MXNet writes)."""
-    return json.dumps(_graph_dict(outputs, encode_params, num_outputs), indent=2, ensure_ascii=False)
+    return json.dumps(_graph_dict(outputs, encode_params, num_outputs, op_name), indent=2, ensure_ascii=False)
 
 
-def _graph_dict(outputs: list[Entry], encode_params: Any, num_outputs: Any) -> dict:
+_symbol_class: list = []
+
+
+def set_symbol_class(cls: type) -> None:
+    """Called by ``mxjax.symbol``: the class that wraps output entries (for layers below it)."""
+    _symbol_class[:] = [cls]
+
+
+def symbol_class() -> type:
+    if not _symbol_class:
+        raise MXNetError("mxjax.symbol is not loaded")
+    return _symbol_class[0]
+
+
+def _graph_dict(outputs: list[Entry], encode_params: Any, num_outputs: Any, op_name: Any = None) -> dict:
     nodes = topo_order(outputs)
     index = {id(n): i for i, n in enumerate(nodes)}
     out_nodes, row_ptr = [], [0]
@@ -97,14 +112,15 @@ def _graph_dict(outputs: list[Entry], encode_params: Any, num_outputs: Any) -> d
         if not node.is_variable:
             params = encode_params(node) if encode_params else {k: encode_attr(v) for k, v in node.params.items()}
             attrs.update(params)
-        entry: dict[str, Any] = {"op": node.op, "name": node.name}
+        written = node.op if node.is_variable or op_name is None else op_name(node)
+        entry: dict[str, Any] = {"op": written, "name": node.name}
         if attrs:
             entry["attrs"] = {k: attrs[k] for k in sorted(attrs)}
         entry["inputs"] = [[index[id(n)], i, 0] for n, i in node.inputs]
         if node.control_deps:
             entry["control_deps"] = [index[id(n)] for n in node.control_deps]
         if node.subgraphs:
-            entry["subgraphs"] = [_graph_dict(sub, encode_params, num_outputs) for sub in node.subgraphs]
+            entry["subgraphs"] = [_graph_dict(sub, encode_params, num_outputs, op_name) for sub in node.subgraphs]
         out_nodes.append(entry)
         row_ptr.append(row_ptr[-1] + (num_outputs(node) if num_outputs else node.num_outputs))
     return {

@@ -21,19 +21,18 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import _config
+from . import _config, _ir
 from .base import MXNetError
-from .ndarray import (NDArray, _autograd_link, invoke_eager, op_error, reset_handler, set_handler,
-                      wrap_outputs)
+from .ndarray import (NDArray, _autograd_link, current_handler, invoke_eager, op_error, reset_handler,
+                      set_handler, wrap_outputs)
 from .operator import OpDef
 
 __all__ = [
     "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
-    "set_training", "mark_variables", "backward", "grad", "Function",
+    "set_training", "mark_variables", "backward", "grad", "Function", "get_symbol",
 ]
 
 _recording = contextvars.ContextVar("mxjax_autograd_recording", default=False)
-_handler_token = contextvars.ContextVar("mxjax_autograd_token", default=None)
 _sequence = itertools.count()
 _GRAD_REQS = ("write", "add", "null")
 
@@ -78,15 +77,16 @@ def is_training() -> bool:
 
 
 def set_recording(is_recording: bool) -> bool:  # noqa: A002  (MXNet's argument name)
-    """Turn recording on or off for this thread; returns the previous state."""
+    """Turn recording on or off for this thread; returns the previous state.
+
+    An enclosing ``record()``/``pause()`` scope restores its own state on exit.
+    """
     previous = _recording.get()
     _recording.set(bool(is_recording))
-    token = _handler_token.get()
-    if is_recording and token is None:
-        _handler_token.set(set_handler(_RECORDER))
-    elif not is_recording and token is not None:
-        reset_handler(token)
-        _handler_token.set(None)
+    if is_recording:
+        set_handler(_RECORDER)
+    elif current_handler() is _RECORDER:
+        set_handler(None)
     return previous
 
 
@@ -99,7 +99,6 @@ def set_training(train_mode: bool) -> bool:  # noqa: A002
 def _scope(recording: bool, training: bool | None) -> Iterator[None]:
     rec_token = _recording.set(recording)
     handler_token = set_handler(_RECORDER if recording else None)
-    saved = _handler_token.set(None)
     try:
         if training is None:
             yield
@@ -107,7 +106,6 @@ def _scope(recording: bool, training: bool | None) -> Iterator[None]:
             with _config.training(training):
                 yield
     finally:
-        _handler_token.reset(saved)
         reset_handler(handler_token)
         _recording.reset(rec_token)
 
@@ -140,6 +138,8 @@ class _Recorder:
     def invoke(self, op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
         if not op.differentiable or not any(isinstance(x, NDArray) and x._ag is not None for x in inputs):
             return invoke_eager(op, inputs, params, out_cls)
+        if op.check is not None:  # NumPy's value errors (out-of-range take indices) also while recording
+            op.check(*(x.to_jax() if isinstance(x, NDArray) else x for x in inputs), **(params or {}))
         key = (op, tuple(params.items()) if params else ())
         fn = functools.partial(op.compute, **params) if params else op.compute
         return _record(key, fn, inputs, out_cls, op.name, op.dynamic_shape)
@@ -263,11 +263,14 @@ def _head_gradients(heads: list, head_grads: Any, create_graph: bool) -> list:
             raise MXNetError(
                 f"backward: head {i} was not computed under autograd.record() from arrays with "
                 "attach_grad(); nothing to differentiate")
+        dtype = head._data.dtype
         if hg is None:
-            hg = jnp.ones(head.shape, head._data.dtype)
+            hg = jnp.ones(head.shape, dtype)
         elif tuple(hg.shape) != head.shape:
             raise MXNetError(f"backward: head gradient {i} has shape {tuple(hg.shape)}, expected the head's "
                              f"shape {head.shape}")
+        elif hg.dtype != dtype:  # a head gradient of another dtype is cast, as MXNet's copy into it does
+            hg = hg.astype(dtype)
         if create_graph:
             seeds.append(hg if isinstance(hg, NDArray) else type(head)._wrap(jnp.asarray(hg)))
         else:
@@ -345,6 +348,15 @@ def _node_backward(node: _Node, outs: list) -> tuple:
 _GRAD_FNS: dict = {}
 
 
+def _clear_caches() -> None:
+    """Ops read the default dtype at trace time: drop compiled forwards when it changes."""
+    _FORWARD_CACHE.clear()
+    _GRAD_FNS.clear()
+
+
+_config.on_default_dtype_change(_clear_caches)
+
+
 def _grad_fn(node: _Node) -> Callable:
     """The pure function (*inputs, *output_cts) -> input cotangents of a node (for create_graph)."""
     key = (node.key, node.diff, node.multi, len(node.inputs))
@@ -414,6 +426,43 @@ def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool 
         value = found[1]
         out.append(value if isinstance(value, NDArray) else type(var)._wrap(value))
     return out[0] if single else out
+
+
+# ----------------------------------------------------------------------------- the tape as a graph
+
+def get_symbol(x: NDArray) -> Any:
+    """The recorded computation of ``x`` as a Symbol: variables ``var0, var1, ...`` for the marked arrays."""
+    if not isinstance(x, NDArray) or not isinstance(x._ag, tuple):
+        raise MXNetError("get_symbol: the array was not computed under autograd.record() from variables")
+    built: dict[int, _ir.Node] = {}
+    names = itertools.count()
+
+    def entry_of(value: Any, entry: Any) -> Any:
+        if isinstance(entry, tuple):
+            return (build(entry[0]), entry[1])
+        key = id(entry) if entry is not None else id(value)
+        if key not in built:  # a variable (marked array) or an untracked array used as an input
+            built[key] = _ir.Node("null", f"var{next(names)}")
+        return (built[key], 0)
+
+    def build(node: _Node) -> _ir.Node:
+        if id(node) in built:
+            return built[id(node)]
+        if not (isinstance(node.key, tuple) and isinstance(node.key[0], OpDef)):
+            raise MXNetError(f"get_symbol: {node.name} (a custom Function or a gradient) has no graph form")
+        op, params = node.key[0], dict(node.key[1])
+        inputs, constants = [], []
+        for slot, value in enumerate(node.inputs):
+            if isinstance(value, NDArray):
+                inputs.append(entry_of(value, node.entries[slot] if slot in node.diff else value._ag))
+            elif value is not None:
+                constants.append((slot, value))
+        if constants:
+            params["__constants__"] = tuple(constants)
+        built[id(node)] = _ir.Node(op.name, f"{op.name.lower().lstrip('_')}{node.seq}", params=params,
+                                   inputs=inputs, num_outputs=len(node.out_avals))
+        return built[id(node)]
+    return _ir.symbol_class()([(build(x._ag[0]), x._ag[1])])
 
 
 # ----------------------------------------------------------------------------- custom functions

@@ -601,10 +601,8 @@ def test_pending_engine_write_is_seen_by_recorded_ops(attach_first):
     _close(x.grad, 3 * onp.array([1.0, 4.0, 9.0]))
 
 
-# ----------------------------------------------------------------------------- known bugs (see report)
+# ----------------------------------------------------------------------------- regressions (bugs found by these tests)
 
-@pytest.mark.xfail(strict=True, reason="set_recording(False) inside a record() scope leaves the recorder "
-                                       "handler installed: ops are still recorded and in-place writes still refused")
 def test_set_recording_false_inside_record_stops_recording():
     x = _var([1.0, 2.0])
     with ag.record():
@@ -619,8 +617,6 @@ def test_set_recording_false_inside_record_stops_recording():
     _close(x, [2.0, 3.0])
 
 
-@pytest.mark.xfail(strict=True, reason="a head gradient whose dtype differs from the head's reaches JAX's VJP "
-                                       "unchanged and fails with a raw ValueError, neither cast nor MXNetError")
 @pytest.mark.parametrize("dtype", ["float64", "int64"])
 def test_head_gradient_of_another_dtype(dtype):
     x = _var([0.5, 1.0, 2.0], dtype="float32")
@@ -634,8 +630,6 @@ def test_head_gradient_of_another_dtype(dtype):
         _close(x.grad, [2.0, 4.0, 6.0])
 
 
-@pytest.mark.xfail(strict=True, reason="the recorder calls op.compute directly and skips OpDef.check, so "
-                                       "np.take(mode='raise') with an out-of-range index clips instead of raising")
 def test_out_of_range_take_raises_while_recording():
     x = _var(onp.arange(6.0).reshape(2, 3))
     with pytest.raises(IndexError, match="out of bounds"):
@@ -645,8 +639,6 @@ def test_out_of_range_take_raises_while_recording():
             np.take(x, np.array([0, 5], dtype="int64"), axis=1)
 
 
-@pytest.mark.xfail(strict=True, reason="autograd's jitted forward cache is not dropped when the default float "
-                                       "dtype changes, so a recorded op keeps the dtype of its first trace")
 def test_recorded_op_follows_default_dtype_change():
     i = _var(onp.arange(1, 8), dtype="int64")  # a shape no other test records, so the stale entry is harmless
     with ag.record():

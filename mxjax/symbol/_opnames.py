@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..operator import OpDef, get_op
 from ..operator.legacy import LEGACY_JSON_NAMES, legacy_op_name
 
-_WRITE_AS = {registered: json for json, registered in LEGACY_JSON_NAMES.items()}
+_WRITE_AS = {registered: json for json, registered in LEGACY_JSON_NAMES.items() if registered.startswith("_legacy_")}
 _NUMPY_PREFIXES = ("_npi_", "_np_", "_npx_")
 
 
@@ -23,7 +23,7 @@ def json_name(op: OpDef) -> str:
     """The op name MXNet writes for this op."""
     if op.name in _WRITE_AS:
         return _WRITE_AS[op.name]
-    if op.name in LEGACY_JSON_NAMES:  # a NumPy op spelled like a legacy one: use its _np_ name
+    if op.name.islower() and not op.name.startswith("_"):  # a NumPy-named op: MXNet writes _np*_ names
         for alias in op.aliases:
             if alias.startswith(_NUMPY_PREFIXES):
                 return alias

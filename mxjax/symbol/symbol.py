@@ -230,7 +230,8 @@ class Symbol:
     # -- JSON -----------------------------------------------------------------------
     def tojson(self) -> str:
         """MXNet's symbol JSON (loadable by MXNet 1.9.1 for the ops it knows)."""
-        return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
+        return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs,
+                                 lambda node: json_name(node_op(node)))
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         with open(fname, "w", encoding="utf-8") as f:
@@ -525,3 +526,6 @@ def _operator(name: str, lhs: Any, rhs: Any) -> Symbol:
     with building(None, None, legacy=True) as builder:
         builder.json_override = _BROADCAST_NAMES.get(name)
         return builder.invoke(op, [lhs, rhs], None, None)
+
+
+_ir.set_symbol_class(Symbol)
