@@ -647,3 +647,16 @@ def test_recorded_op_follows_default_dtype_change():
     assert np.sqrt(i).dtype == onp.float64
     with ag.record():
         assert np.sqrt(i).dtype == onp.float64
+
+
+def test_get_symbol_replays_the_recorded_computation():
+    x = _var([1.0, 2.0])
+    w = np.array([3.0, 4.0])
+    with ag.record():
+        y = np.sin(x) * w + 2.0
+    sym = ag.get_symbol(y)
+    assert sym.list_arguments() == ["var0", "var1"]
+    (out,) = sym.eval(var0=x, var1=w)
+    _close(out, onp.sin([1.0, 2.0]) * onp.array([3.0, 4.0]) + 2.0)
+    with pytest.raises(mx.MXNetError, match="get_symbol"):
+        ag.get_symbol(np.ones(2))
