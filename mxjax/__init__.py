@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import _config  # noqa: F401  (turns on JAX's 64-bit mode before any array exists)
-from . import autograd, base, device, engine, operator
+from . import _deferred_compute, autograd, base, device, engine, operator
 from .base import MXNetError
 from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus
 from .ndarray import NDArray, waitall
@@ -12,6 +12,7 @@ from . import numpy_extension as npx
 from . import random
 from . import symbol
 from . import symbol as sym
+from . import visualization as viz
 
 context = device  # the 1.x module name: mx.context.Context, mx.context.current_context()
 
@@ -20,5 +21,5 @@ __version__ = "0.1.0"
 __all__ = [
     "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "context", "cpu", "cpu_pinned",
     "current_context", "current_device", "device", "engine", "gpu", "nd", "np", "npx", "num_gpus",
-    "operator", "random", "sym", "symbol", "waitall",
+    "operator", "random", "sym", "symbol", "viz", "waitall",
 ]

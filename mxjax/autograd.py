@@ -26,6 +26,7 @@ from .base import MXNetError
 from .ndarray import (NDArray, _autograd_link, current_handler, invoke_eager, op_error, reset_handler,
                       set_handler, wrap_outputs)
 from .operator import OpDef
+from .operator.naming import json_name
 
 __all__ = [
     "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
@@ -459,7 +460,7 @@ def get_symbol(x: NDArray) -> Any:
                 constants.append((slot, value))
         if constants:
             params["__constants__"] = tuple(constants)
-        built[id(node)] = _ir.Node(op.name, f"{op.name.lower().lstrip('_')}{node.seq}", params=params,
+        built[id(node)] = _ir.Node(json_name(op), f"{op.name.lower().lstrip('_')}{node.seq}", params=params,
                                    inputs=inputs, num_outputs=len(node.out_avals))
         return built[id(node)]
     return _ir.symbol_class()([(build(x._ag[0]), x._ag[1])])

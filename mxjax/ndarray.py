@@ -88,6 +88,10 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
     """
     arrays = [x for x in inputs if isinstance(x, NDArray)]
     out_cls = out_cls or type(arrays[0])
+    if any(x._var is LAZY for x in arrays):  # deferred-compute arrays used outside it: compute them
+        for x in arrays:
+            x.to_jax()
+        return invoke_eager(op, inputs, params, out_cls)
     if op.dynamic_shape:  # the output shape needs the values: wait for them
         for x in arrays:
             x.to_jax()
@@ -157,6 +161,15 @@ def _describe(x: Any) -> str:
     return f"{tuple(shape)} {onp.dtype(dtype).name}"
 
 
+class _LazyMarker:
+    """The ``_var`` of a deferred-compute array whose value is not computed yet: reads take the
+    slow path of invoke, which computes it first."""
+
+    pending = 1
+    exception = None
+
+
+LAZY = _LazyMarker()
 _default_class_box: list = []
 
 
@@ -261,12 +274,14 @@ class NDArray:
     buffer in place: the object keeps its identity and sees the new values.
     """
 
-    __slots__ = ("_data", "_var", "_ag", "__weakref__")
+    # _data: the jax.Array (a ShapeDtypeStruct while lazy or pending); _var: engine variable (or the
+    # LAZY marker of deferred compute); _ag: autograd entry; _dc: deferred-compute graph entry
+    __slots__ = ("_data", "_var", "_ag", "_dc", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, data: Any = None, ctx: Device | None = None, dtype: Any = None):
         source = array(data if data is not None else [], dtype=dtype, ctx=ctx, cls=type(self))
-        self._data, self._var, self._ag = source._data, None, None
+        self._data, self._var, self._ag, self._dc = source._data, None, None, None
 
     @classmethod
     def _wrap(cls, data: Any) -> "NDArray":
@@ -274,6 +289,7 @@ class NDArray:
         obj._data = data
         obj._var = None
         obj._ag = None
+        obj._dc = None
         return obj
 
     # -- properties --------------------------------------------------------------
@@ -326,20 +342,26 @@ class NDArray:
     # -- synchronisation and host transfer --------------------------------------------
     def wait_to_read(self) -> None:
         """Block until pending writes finish; re-raise any error they stored on this array."""
+        data = self.to_jax()
         if self._var is not None:
             _engine.wait_for_variable(self._var)
         try:
-            jax.block_until_ready(self._data)
+            jax.block_until_ready(data)
         except Exception as err:  # asynchronous XLA failures surface here
             raise MXNetError(f"error while computing this array: {err}") from None
 
     wait_to_write = wait_to_read
 
     def to_jax(self) -> jax.Array:
-        """The underlying ``jax.Array``: waits for pending engine writes, re-raises their failure."""
+        """The underlying ``jax.Array``: computes a lazy (deferred) array, waits for pending engine
+        writes and re-raises their failure."""
         var = self._var
-        if var is not None and (var.pending or var.exception is not None):
-            _engine.wait_for_variable(var)
+        if var is not None:
+            if var is LAZY:
+                self._data = self._dc.compute()
+                self._var = None
+            elif var.pending or var.exception is not None:
+                _engine.wait_for_variable(var)
         return self._data
 
     def asnumpy(self) -> onp.ndarray:
@@ -430,14 +452,14 @@ class NDArray:
     def _check_writable(self) -> None:
         """An active mode (autograd recording, deferred compute) may forbid writing this array."""
         handler = _handler.get()
-        if handler is not None and self._ag is not None:
+        if handler is not None and (self._ag is not None or self._dc is not None):
             handler.on_write(self)
 
     def _write(self, data: Any) -> None:
         """Replace the buffer after pending engine work on it: every holder sees the new values."""
         self._check_writable()
-        if self._var is not None and self._var.pending:
-            _engine.wait_for_variable(self._var)
+        if self._var is not None:
+            self.to_jax()  # after pending engine work (or the deferred computation) of this array
         self._set_data(data)
 
     def _assign(self, result: "NDArray", opname: str) -> None:
@@ -462,8 +484,8 @@ class NDArray:
         """
         self._check_writable()
         while True:
-            if self._var is not None and (self._var.pending or self._var.exception is not None):
-                _engine.wait_for_variable(self._var)
+            if self._var is not None:
+                self.to_jax()
             snapshot = self._data
             data = self._checked_result(compute(type(self)._wrap(snapshot)), opname)
             with _SWAP_LOCK:

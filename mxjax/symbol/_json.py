@@ -14,7 +14,7 @@ import warnings
 from .._ir import MXNET_VERSION, Node, graph_from_json, topo_order
 from ..base import MXNetError, decode_attr
 from ._hints import apply_init_hints
-from ._opnames import op_for_json_name
+from ..operator.naming import op_for_json_name
 from .interpret import CONSTANTS
 from .symbol import Symbol
 

@@ -2,24 +2,56 @@
 
 ``forward(is_train=True)`` runs the graph and, where arguments need gradients,
 also keeps JAX's VJP closure from the same compiled call; ``backward`` applies it
-in a second compiled call and writes or adds into the gradient arrays.  Training
-forwards update auxiliary states (BatchNorm's moving statistics) in place.
+in a second compiled call and writes or adds into the gradient arrays.  Once a
+``backward()`` with the default head gradients has followed a training forward,
+later training forwards run forward and backward as ONE compiled program (as
+``jax.jit(jax.value_and_grad(f))`` would) and ``backward()`` only writes the
+gradients; an explicit ``out_grads``, or a training forward without a backward,
+goes back to the two-call form (rebuilding the VJP if needed), so results never
+depend on which form ran.  Training forwards update auxiliary states
+(BatchNorm's moving statistics) in place.
+
+Memory: ``memory_plan`` runs MXNet's static planner (``memory.py``) on the bound
+shapes; ``memory_analysis`` reports what XLA planned for the compiled programs;
+``debug_str`` prints both.  Auxiliary-state inputs of training forwards are
+donated to XLA when they are dead after the call (see ``_donatable``).  Mirroring
+(``MXNET_BACKWARD_DO_MIRROR=1`` or ``executor.mirror = True``) recomputes cheap
+values in the backward instead of keeping them (``_mirror_policy``).
 """
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as onp
+from jax import lax
+from jax.extend.core import Literal
 
 from .. import _rng
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
 from ..ndarray import NDArray, _default_class, array
-from .interpret import graph_function
+from .interpret import graph_function, node_op
+from .memory import MemoryPlan, plan_memory
 
 _GRAD_REQS = ("write", "add", "null")
+MIRROR_ENV = "MXNET_BACKWARD_DO_MIRROR"
+_STATS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
+          "generated_code_size_in_bytes")
+
+
+def _mirror_policy(prim: Any, *_: Any, **__: Any) -> bool:
+    """``jax.checkpoint`` policy for mirroring: keep what MXNet's mirror keeps.
+
+    MXNet's ``MXNET_BACKWARD_DO_MIRROR`` recomputes the outputs of cheap ops
+    (element-wise, activations, normalization) in the backward pass and keeps the
+    outputs of the expensive ones (FullyConnected, Convolution); here: save the
+    results of matrix products and convolutions, recompute everything else.
+    """
+    return prim is lax.dot_general_p or prim is lax.conv_general_dilated_p
 
 
 def _by_name(values: Any, names: list[str], what: str, allow_missing: bool = False) -> dict:
@@ -85,6 +117,29 @@ class Executor:
         self._diff: tuple[str, ...] = tuple(n for n in self.arg_names if self._grad_req[n] != "null"
                                             and jnp.issubdtype(self.arg_dict[n].dtype, jnp.inexact))
         self._compiled: dict = {}
+        self._mirror = os.environ.get(MIRROR_ENV, "0") == "1"
+        nodes = [n for n in symbol._nodes() if not n.is_variable]
+        self._random = any(node_op(n).needs_key for n in nodes)
+        # aux states a training forward replaces (the only inputs that may die in a call)
+        self._updated_aux = tuple(dict.fromkeys(
+            n.inputs[slot][0].name for n in nodes if node_op(n).aux_update is not None
+            for slot in node_op(n).aux_inputs if slot < len(n.inputs) and n.inputs[slot][0].is_variable))
+        self._owned: dict[str, Any] = {}   # aux name -> the array this executor's last training call made
+        self._reads_aux: bool | None = None
+        self._pending = None               # gradients a fused forward computed with ones head gradients
+        self._replay = None                # (args, aux or None, key) of the last fused forward
+        self._fuse = False                 # run the next training forward fused with its backward
+        self._awaiting_backward = False
+        self._last_donated: tuple[str, ...] = ()
+
+    @property
+    def mirror(self) -> bool:
+        """Whether training programs recompute cheap values in the backward (``MXNET_BACKWARD_DO_MIRROR``)."""
+        return self._mirror
+
+    @mirror.setter
+    def mirror(self, value: bool) -> None:
+        self._mirror = bool(value)
 
     def _grad_reqs(self, grad_req: Any) -> dict:
         if isinstance(grad_req, str):
@@ -116,26 +171,42 @@ class Executor:
         return dict(zip(self._symbol.list_outputs(), self.outputs))
 
     # -- running ----------------------------------------------------------------------
-    def _program(self, train: bool, with_vjp: bool) -> Any:
-        key = (train, with_vjp)
+    def _program(self, train: bool, mode: str, mirror: bool | None = None) -> Any:
+        """The compiled ``(args, aux, donated_aux, key) -> (outputs, aux updates, extra)``.
+
+        ``mode`` "plain": no gradients (extra None); "vjp": extra is the VJP closure;
+        "step": extra is the gradients for ones head gradients (forward+backward fused).
+        """
+        mirror = self._mirror if mirror is None else bool(mirror)
+        key = (train, mode, mirror and mode != "plain")
         program = self._compiled.get(key)
-        if program is None:
-            fn = graph_function(self._symbol._outputs, train)
-            diff = self._diff
+        if program is not None:
+            return program
+        fn = graph_function(self._symbol._outputs, train)
+        diff = self._diff
 
-            if with_vjp:
-                def program(args: dict, aux: dict, rng: Any) -> Any:
-                    fixed = {k: v for k, v in args.items() if k not in diff}
+        def linearize(args: dict, aux: dict, rng: Any) -> Any:
+            fixed = {k: v for k, v in args.items() if k not in diff}
 
-                    def of_diff(diff_args: dict) -> Any:
-                        return fn({**fixed, **diff_args, **aux}, rng)  # (outputs, aux updates)
-                    outs, vjp, updates = jax.vjp(of_diff, {k: args[k] for k in diff}, has_aux=True)
-                    return outs, updates, vjp
-            else:
-                def program(args: dict, aux: dict, rng: Any) -> Any:
-                    outs, updates = fn({**args, **aux}, rng)
-                    return outs, updates, None
-            program = self._compiled[key] = jax.jit(program)
+            def of_diff(diff_args: dict) -> Any:
+                return fn({**fixed, **diff_args, **aux}, rng)  # (outputs, aux updates)
+            if key[2]:
+                of_diff = jax.checkpoint(of_diff, policy=_mirror_policy)
+            return jax.vjp(of_diff, {k: args[k] for k in diff}, has_aux=True)
+
+        if mode == "vjp":
+            def program(args: dict, aux: dict, donated: dict, rng: Any) -> Any:
+                outs, vjp, updates = linearize(args, {**aux, **donated}, rng)
+                return outs, updates, vjp
+        elif mode == "step":
+            def program(args: dict, aux: dict, donated: dict, rng: Any) -> Any:
+                outs, vjp, updates = linearize(args, {**aux, **donated}, rng)
+                return outs, updates, vjp([jnp.ones(o.shape, o.dtype) for o in outs])[0]
+        else:
+            def program(args: dict, aux: dict, donated: dict, rng: Any) -> Any:
+                outs, updates = fn({**args, **aux, **donated}, rng)
+                return outs, updates, None
+        program = self._compiled[key] = jax.jit(program, donate_argnums=(2,))
         return program
 
     def forward(self, is_train: bool = False, **kwargs: Any) -> list:
@@ -149,29 +220,93 @@ class Executor:
                 raise MXNetValueError(f"forward: {name!r} has shape {tuple(source.shape)}, "
                                       f"the executor was bound with {target.shape}")
             target._write(source.astype(target.dtype))
-        with_vjp = bool(is_train and self._diff)
+        if self._awaiting_backward:  # the last training forward had no backward: fusing wasted work
+            self._fuse = False
+        train = bool(is_train)
+        mode = ("step" if self._fuse else "vjp") if train and self._diff else "plain"
+        donated = self._donatable(mode) if train else ()
         args = {n: a.to_jax() for n, a in self.arg_dict.items()}
-        aux = {n: a.to_jax() for n, a in self.aux_dict.items()}
+        aux = {n: a.to_jax() for n, a in self.aux_dict.items() if n not in donated}
+        gone = {n: self.aux_dict[n].to_jax() for n in donated}
+        key = _rng.next_key() if self._random else None
         try:
-            outs, updates, vjp = self._program(bool(is_train), with_vjp)(args, aux, _rng.next_key())
+            outs, updates, extra = self._program(train, mode)(args, aux, gone, key)
         except MXNetError:
             raise
         except Exception as err:
             raise MXNetError(f"forward: {str(err).splitlines()[0]}") from None
-        self._vjp = vjp
+        del gone
+        self._last_donated = donated
+        self._vjp = extra if mode == "vjp" else None
+        self._pending = extra if mode == "step" else None
+        # the fused form keeps its inputs to rebuild the VJP should backward get explicit out_grads;
+        # donated aux states are not needed for that (the outputs do not read them, see _donatable)
+        self._replay = (args, None if donated else aux, key) if mode == "step" else None
+        self._awaiting_backward = mode != "plain"
         for name, value in updates.items():
             if name in self.aux_dict:
                 self.aux_dict[name]._write(value)
+                self._owned[name] = value
         cls = _default_class()
         self.outputs = [cls._wrap(o) for o in outs]
         return self.outputs
 
+    def _donatable(self, mode: str) -> tuple[str, ...]:
+        """Aux states whose input buffer is dead after this training call, so XLA may reuse it.
+
+        A buffer qualifies only if this executor's previous training call produced
+        it (never a caller's array), no Python object but its NDArray refers to it,
+        and no other live jax array aliases its memory (``copyto`` on one device
+        does).  The fused form also keeps its inputs for a possible VJP rebuild, so
+        there it additionally needs outputs that do not read the aux states.
+        """
+        if not self._updated_aux or (mode == "step" and self._outputs_read_aux()):
+            return ()
+        names = []
+        for name in self._updated_aux:
+            x = self.aux_dict[name]._data
+            # holders: the NDArray, self._owned, x, getrefcount's argument
+            if x is self._owned.get(name) and self.aux_dict[name]._var is None and sys.getrefcount(x) <= 4:
+                names.append(name)
+            del x
+        if not names:
+            return ()
+        try:
+            mine = {id(self.aux_dict[n]._data) for n in names}
+            pointers = {self.aux_dict[n]._data.unsafe_buffer_pointer(): n for n in names}
+            for a in jax.live_arrays():
+                if id(a) not in mine and not a.is_deleted() and a.unsafe_buffer_pointer() in pointers:
+                    names.remove(pointers.pop(a.unsafe_buffer_pointer()))
+        except Exception:  # arrays spread over several devices: no single pointer to compare
+            return ()
+        return tuple(names)
+
+    def _outputs_read_aux(self) -> bool:
+        """Whether the training outputs depend on aux-state values (traced once, conservatively)."""
+        if self._reads_aux is None:
+            fn = graph_function(self._symbol._outputs, True)
+            aux = {n: jax.ShapeDtypeStruct(a.shape, a.dtype) for n, a in self.aux_dict.items()}
+            rest = {n: jax.ShapeDtypeStruct(a.shape, a.dtype) for n, a in self.arg_dict.items()}
+            key = jax.ShapeDtypeStruct((2,), jnp.uint32) if self._random else None
+            closed = jax.make_jaxpr(lambda a, r, k: fn({**r, **a}, k)[0])(aux, rest, key)
+            jaxpr = closed.jaxpr
+            tainted = set(jaxpr.invars[:len(jax.tree_util.tree_leaves(aux))])
+            for eqn in jaxpr.eqns:  # an equation reading an aux-derived value taints all its outputs
+                if any(not isinstance(v, Literal) and v in tainted for v in eqn.invars):
+                    tainted.update(eqn.outvars)
+            self._reads_aux = any(not isinstance(v, Literal) and v in tainted
+                                  for v in jaxpr.outvars)
+        return self._reads_aux
+
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (seeded with ``out_grads``, ones by default) into ``grad_dict``."""
-        if self._vjp is None:
+        if self._vjp is None and self._pending is None:
             raise MXNetError("backward: call forward(is_train=True) first (with arguments that need gradients)")
         if out_grads is None:
-            cts = [jnp.ones(o.shape, o.dtype) for o in self.outputs]
+            grads = self._pending
+            if grads is None:
+                grads = _apply(self._vjp, [jnp.ones(o.shape, o.dtype) for o in self.outputs])
+            self._fuse = True
         else:
             out_grads = out_grads if isinstance(out_grads, (list, tuple)) else [out_grads]
             if len(out_grads) != len(self.outputs):
@@ -183,11 +318,25 @@ class Executor:
                     raise MXNetValueError(f"backward: output gradient {i} has shape {tuple(g.shape)}, "
                                           f"output has {o.shape}")
                 cts.append(g.astype(o.dtype))
-        grads = _apply(self._vjp, cts)
+            grads = _apply(self._vjp if self._vjp is not None else self._rebuild_vjp(), cts)
+            self._fuse = False
+        self._awaiting_backward = False
         for name, value in grads.items():
             buf = self.grad_dict[name]
-            value = value.astype(buf.dtype)
+            if value.dtype != buf.dtype:
+                value = value.astype(buf.dtype)
             buf._write(value if self._grad_req[name] == "write" else buf.to_jax() + value)
+
+    def _rebuild_vjp(self) -> Any:
+        """The VJP of the last (fused) training forward, recomputed from the inputs it ran on."""
+        args, aux, key = self._replay
+        if aux is None:  # donated: the outputs do not read them, any values will do
+            aux = {n: a.to_jax() for n, a in self.aux_dict.items()}
+        try:
+            _, _, self._vjp = self._program(True, "vjp")(args, aux, {}, key)
+        except Exception as err:
+            raise MXNetError(f"backward: {str(err).splitlines()[0]}") from None
+        return self._vjp
 
     def copy_params_from(self, arg_params: dict, aux_params: dict | None = None,
                          allow_extra_params: bool = False) -> None:
@@ -201,10 +350,46 @@ class Executor:
                     raise MXNetValueError(f"copy_params_from: unknown {what} {name!r}")
                 value.copyto(target[name])
 
+    # -- memory ------------------------------------------------------------------------
+    def memory_plan(self, include_backward: bool = False) -> MemoryPlan:
+        """MXNet's static memory plan for the bound shapes (forward, or forward+backward)."""
+        arrays = {**self.arg_dict, **self.aux_dict}
+        return plan_memory(self._symbol, {n: a.shape for n, a in arrays.items()},
+                           {n: a.dtype for n, a in arrays.items()}, include_backward, grad_args=self._diff)
+
+    def memory_analysis(self, mirror: bool | None = None) -> dict[str, dict[str, int]]:
+        """XLA's compiled memory statistics (bytes) of this executor's programs.
+
+        ``forward``: inference; ``training forward``: the training forward of the
+        two-call form, whose outputs include the residuals kept for backward;
+        ``forward+backward``: the fused training program.  ``mirror`` overrides
+        the executor's setting.
+        """
+        def spec(arrays: dict) -> dict:
+            return {n: jax.ShapeDtypeStruct(a.shape, a.dtype) for n, a in arrays.items()}
+        inputs = (spec(self.arg_dict), spec(self.aux_dict), {},
+                  jax.ShapeDtypeStruct((2,), jnp.uint32) if self._random else None)
+        programs = [("forward", False, "plain")]
+        if self._diff:
+            programs += [("training forward", True, "vjp"), ("forward+backward", True, "step")]
+        report = {}
+        for name, train, mode in programs:
+            stats = self._program(train, mode, mirror).lower(*inputs).compile().memory_analysis()
+            report[name] = {k: int(getattr(stats, k, 0) or 0) for k in _STATS} if stats is not None else {}
+        return report
+
     def debug_str(self) -> str:
+        """Bound arrays, the static memory plans and XLA's memory analysis of the compiled programs."""
         lines = [f"Symbol outputs: {self._symbol.list_outputs()}"]
         for name, arr in {**self.arg_dict, **self.aux_dict}.items():
             lines.append(f"  {name}: {arr.shape} {onp.dtype(arr.dtype).name}")
+        lines.append(self.memory_plan(False).summary())
+        if self._diff:
+            lines.append(self.memory_plan(True).summary())
+        lines.append(f"XLA memory analysis (mirror {'on' if self._mirror else 'off'}; bytes):")
+        for name, stats in self.memory_analysis().items():
+            lines.append(f"  {name}: " + (", ".join(f"{k.replace('_size_in_bytes', '')} {v}"
+                                                   for k, v in stats.items()) or "not reported by this backend"))
         return "\n".join(lines)
 
 

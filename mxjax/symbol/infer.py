@@ -149,3 +149,28 @@ def _node_outputs(node: Node, op: Any, ins: list) -> list:
         raise MXNetError(f"Error in operator {node.name} ({op.name}): inconsistent input shapes "
                          f"{shapes}: {message}") from None
     return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def propagate_dtypes(outputs: list[Entry], dtypes: dict[str, Any]) -> dict[tuple, Any]:
+    """Dtypes without shapes: ``{(id(node), index): dtype}``, MXNet's same-type rule for most ops."""
+    types: dict[tuple, Any] = {}
+    nodes = topo_order(outputs)
+    for node in nodes:
+        if node.is_variable:
+            given = dtypes.get(node.name) or (
+                _dtype_attr(node.attrs["__dtype__"]) if "__dtype__" in node.attrs else None)
+            if given is not None:
+                types[(id(node), 0)] = onp.dtype(given)
+    for node in nodes:
+        if node.is_variable:
+            continue
+        known = [types.get((id(n), i)) for n, i in node.inputs]
+        first = next((t for t in known if t is not None), onp.dtype(onp.float32))
+        for (source, index), t in zip(node.inputs, known):  # untyped parameters follow the data
+            if t is None and source.is_variable:
+                types[(id(source), index)] = first
+        out = node.params.get("dtype")
+        out = onp.dtype(normalize_dtype(out)) if out not in (None, "None") else first
+        for i in range(max(1, node.num_outputs)):
+            types[(id(node), i)] = out
+    return types

@@ -14,7 +14,7 @@ import jax
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError
 from ..operator import OpDef
-from ._opnames import op_for_json_name
+from ..operator.naming import op_for_json_name
 
 
 # Node parameter holding non-array inputs (Python scalars) as ((slot, value), ...)

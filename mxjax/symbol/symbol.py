@@ -23,7 +23,7 @@ from ..ndarray import reset_handler, set_handler
 from ..operator import OpDef, get_op
 from . import infer
 from ._hints import apply_init_hints
-from ._opnames import json_name
+from ..operator.naming import json_name
 from .interpret import CONSTANTS, graph_function, node_op
 
 __all__ = ["Symbol", "var", "Variable", "Group", "fromjson", "load_json", "load", "symbol_function"]
@@ -230,8 +230,7 @@ class Symbol:
     # -- JSON -----------------------------------------------------------------------
     def tojson(self) -> str:
         """MXNet's symbol JSON (loadable by MXNet 1.9.1 for the ops it knows)."""
-        return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs,
-                                 lambda node: json_name(node_op(node)))
+        return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         with open(fname, "w", encoding="utf-8") as f:
@@ -278,14 +277,23 @@ class Symbol:
         return tuple([() if a is None else tuple(a.shape) for a in part] for part in result)
 
     def infer_type(self, *args: Any, **kwargs: Any) -> tuple:
-        """``(arg_types, out_types, aux_types)`` from some input dtypes (shapes from ``__shape__`` attrs)."""
+        """``(arg_types, out_types, aux_types)`` from some input dtypes.
+
+        With every shape known (``__shape__`` attributes) the ops' own inference
+        decides; otherwise dtypes propagate as MXNet's type inference does for most
+        ops: parameters and outputs take the dtype of the op's first typed input,
+        and ops with a ``dtype`` parameter produce that dtype.
+        """
         dtypes = {k: normalize_dtype(v) for k, v in self._known(args, kwargs).items()}
-        shapes = {}
-        for node in self._nodes():
-            if node.is_variable and infer.variable_aval(node) is None:
-                shapes[node.name] = (1,)  # dtype inference does not need real shapes
-        result = self._infer(shapes, dtypes, True)
-        return tuple([None if a is None else onp.dtype(a.dtype).type for a in part] for part in result)
+        result = self._infer({}, dtypes, True)
+        if all(a is not None for part in result for a in part):
+            return tuple([onp.dtype(a.dtype).type for a in part] for part in result)
+        types = infer.propagate_dtypes(self._outputs, dtypes)
+        nodes = {n.name: n for n in self._nodes() if n.is_variable}
+        args_ = [types.get((id(nodes[n]), 0)) for n in self.list_arguments()]
+        outs = [types.get((id(n), i)) for n, i in self._outputs]
+        aux = [types.get((id(nodes[n]), 0)) for n in self.list_auxiliary_states()]
+        return tuple([None if t is None else onp.dtype(t).type for t in part] for part in (args_, outs, aux))
 
     infer_type_partial = infer_type
 
@@ -433,7 +441,8 @@ class _Builder:
 
     def __init__(self, name: str | None, attr: dict | None, legacy: bool) -> None:
         self.name, self.attr, self.legacy = name, attr, legacy
-        self.json_override: str | None = None  # the op name to write (broadcast_add for a + b)
+        self.json_override: str | None = None  # the op name to write (broadcast_add for a + b, or the
+        # alias the caller used: mx.sym.elemwise_add writes elemwise_add)
 
     def invoke(self, op: OpDef, inputs: list, params: dict | None, out_cls: Any) -> Any:
         params = dict(params or {})
@@ -454,8 +463,7 @@ class _Builder:
         if constants:
             params[CONSTANTS] = tuple(constants)
         name = self.name or auto_name(op.name.lower().lstrip("_"))
-        written = self.json_override if (self.json_override and not constants and op.name in _BROADCAST_NAMES) \
-            else json_name(op)
+        written = self.json_override if (self.json_override and not constants) else json_name(op)
         node = Node(written, name, params=params, attrs={k: str(v) for k, v in (self.attr or {}).items()},
                     inputs=entries, num_outputs=max(1, op.count_outputs(params)))
         apply_init_hints([node])
@@ -498,7 +506,9 @@ def symbol_function(front: Callable, legacy: bool = True) -> Callable:
                     continue
                 if _needs_variable(op, input_name, {**kwargs}):
                     kwargs[input_name] = var(f"{name}_{input_name}")
-        with building(name, attr, legacy):
+        with building(name, attr, legacy) as builder:
+            if front.__name__ in op.aliases and not front.__name__.startswith("_np"):
+                builder.json_override = front.__name__  # write the 1.x name the caller used
             return front(*args, **kwargs)
 
     function.__name__ = function.__qualname__ = front.__name__

@@ -1,4 +1,7 @@
-"""Op names in symbol JSON: what a name read from a file means, and what name to write.
+"""Op names in graphs and symbol JSON: what a name read from a file means, and what name to write.
+
+Graph nodes (deferred compute, symbols, the autograd tape) store the name MXNet
+writes, so a graph reads back the same whichever way it was built.
 
 MXNet 1.x JSON uses legacy names whose meaning differs from the NumPy op of the
 same spelling (``sum`` is the legacy reduction with ``exclude``); MXNet 2 writes
@@ -7,8 +10,8 @@ picks the name MXNet itself would write, so MXNet can load what mxjax saves.
 """
 from __future__ import annotations
 
-from ..operator import OpDef, get_op
-from ..operator.legacy import LEGACY_JSON_NAMES, legacy_op_name
+from .legacy import LEGACY_JSON_NAMES, legacy_op_name
+from .registry import OpDef, get_op
 
 _WRITE_AS = {registered: json for json, registered in LEGACY_JSON_NAMES.items() if registered.startswith("_legacy_")}
 _NUMPY_PREFIXES = ("_npi_", "_np_", "_npx_")
