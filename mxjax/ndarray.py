@@ -432,12 +432,21 @@ class NDArray:
     as_in_context = to_device
 
     def as_np_ndarray(self) -> "NDArray":
-        """The same values as ``mx.np.ndarray`` (no copy)."""
-        return _default_class_box[0]._wrap(self.to_jax())
+        """The same array as ``mx.np.ndarray`` (no copy; same autograd and deferred-compute entries)."""
+        return self._view_as(_default_class_box[0])
 
     def as_nd_ndarray(self) -> "NDArray":
-        """The same values as the legacy ``mx.nd.NDArray`` (no copy)."""
-        return NDArray._wrap(self.to_jax())
+        """The same array as the legacy ``mx.nd.NDArray`` (no copy; same graph entries)."""
+        return self._view_as(NDArray)
+
+    def _view_as(self, cls: type) -> "NDArray":
+        if self._var is not None and self._var is not LAZY:
+            self.to_jax()  # settle pending engine work: the view does not share this array's var
+        view = cls._wrap(self._data)
+        view._ag, view._dc = self._ag, self._dc
+        if self._var is LAZY:
+            view._var = LAZY
+        return view
 
     def detach(self) -> "NDArray":
         """The same values, cut off from the autograd graph."""

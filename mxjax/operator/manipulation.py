@@ -49,7 +49,7 @@ def expand_dims(a, *, axis: axis = 0):
     return jnp.expand_dims(a, axis)
 
 
-@defop("swapaxes")
+@defop("swapaxes", aliases=("_np_swapaxes",))
 def swapaxes(a, *, axis1: int, axis2: int):
     """Interchange two axes."""
     return jnp.swapaxes(a, axis1, axis2)
@@ -194,7 +194,7 @@ def _split_points(op: str, indices_or_sections: Any) -> Any:
     return [int(i) for i in indices_or_sections]
 
 
-@defop("split")
+@defop("split", aliases=("_np_split",))
 def split(ary, *, indices_or_sections: axis, axis: int = 0):
     """Split into equal sections (an int) or at the given indices (a tuple); returns a tuple."""
     return tuple(jnp.split(ary, _split_points("split", indices_or_sections), axis))
@@ -289,7 +289,7 @@ def pad_pairs(op: str, pad_width: Any, ndim: int) -> tuple:
     return tuple((int(b), int(a)) for b, a in widths)
 
 
-@defop("pad")
+@defop("pad", aliases=("_np_pad",))
 def pad(array, constant_values=0, *, pad_width: tuple, mode: str = "constant", end_values: any = 0,
         stat_length: tuple | None = None, reflect_type: str = "even"):
     """Pad with ``mode``: constant, edge, linear_ramp, maximum, mean, median, minimum, reflect,

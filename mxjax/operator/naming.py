@@ -26,7 +26,9 @@ def json_name(op: OpDef) -> str:
     """The op name MXNet writes for this op."""
     if op.name in _WRITE_AS:
         return _WRITE_AS[op.name]
-    if op.name.islower() and not op.name.startswith("_"):  # a NumPy-named op: MXNet writes _np*_ names
+    # a NumPy-named op: MXNet writes _np*_ names.  The NumPy ops whose names mean a legacy op in
+    # JSON (split, sort, pad, ...) carry an _np_ alias for this, so reading back never confuses them.
+    if op.name.islower() and not op.name.startswith("_"):
         for alias in op.aliases:
             if alias.startswith(_NUMPY_PREFIXES):
                 return alias

@@ -192,7 +192,7 @@ def cumprod(a, *, axis: int | None = None, dtype: dtype | None = None):
 
 # -- NaN-aware variants: NaNs count as 0 (sums), 1 (products) or are skipped ----------------
 
-@defop("nansum")
+@defop("nansum", aliases=("_np_nansum",))
 def nansum(a, *, axis: axis | None = None, dtype: dtype | None = None, keepdims: bool = False,
            initial: float | None = None):
     """Sum over the given axes, treating NaNs as zero."""
@@ -200,7 +200,7 @@ def nansum(a, *, axis: axis | None = None, dtype: dtype | None = None, keepdims:
     return jnp.nansum(a, axis=axis, dtype=_sum_dtype(a, dtype), keepdims=keepdims, initial=initial)
 
 
-@defop("nanprod")
+@defop("nanprod", aliases=("_np_nanprod",))
 def nanprod(a, *, axis: axis | None = None, dtype: dtype | None = None, keepdims: bool = False,
             initial: float | None = None):
     """Product over the given axes, treating NaNs as one."""

@@ -21,7 +21,7 @@ def _check_sort_args(op, a, axis, kind, order):
         raise MXNetValueError(f"{op}: unknown sort kind {kind!r}")
 
 
-@defop("sort")
+@defop("sort", aliases=("_np_sort",))
 def sort(a, *, axis: int | None = -1, kind: str | None = None, order: any = None,
          descending: bool = False, stable: bool | None = None):
     """Sorted copy of the array along an axis (flattened when axis is None); ascending unless descending."""
@@ -29,7 +29,7 @@ def sort(a, *, axis: int | None = -1, kind: str | None = None, order: any = None
     return jnp.sort(a, axis=axis, stable=True, descending=descending)
 
 
-@defop("argsort")
+@defop("argsort", aliases=("_np_argsort",))
 def argsort(a, *, axis: int | None = -1, kind: str | None = None, order: any = None,
             descending: bool = False, stable: bool | None = None):
     """Indices (int64) that sort the array along an axis (flattened when axis is None); stable."""

@@ -457,13 +457,15 @@ class _Builder:
                 continue
             else:
                 constants.append((slot, _constant(x, op)))
+        written = self.json_override
         if self.legacy and constants and len(inputs) == 2 and op.name in _SCALAR_TWINS and entries:
             twin = _SCALAR_TWINS[op.name][0 if constants[0][0] == 1 else 1]
-            op, params, constants = get_op(twin), {"scalar": float(constants[0][1])}, []
+            op, params, constants, written = get_op(twin), {"scalar": float(constants[0][1])}, [], None
         if constants:
             params[CONSTANTS] = tuple(constants)
+            written = None
         name = self.name or auto_name(op.name.lower().lstrip("_"))
-        written = self.json_override if (self.json_override and not constants) else json_name(op)
+        written = written or json_name(op)
         node = Node(written, name, params=params, attrs={k: str(v) for k, v in (self.attr or {}).items()},
                     inputs=entries, num_outputs=max(1, op.count_outputs(params)))
         apply_init_hints([node])

@@ -122,3 +122,13 @@ def test_default_inference_and_gradient_come_from_jax():
     (ga, gb) = vjp_fn(onp.ones_like(a))
     onp.testing.assert_allclose(onp.asarray(ga), a)  # d(a*b)/da = b
     onp.testing.assert_allclose(onp.asarray(y), a * a)
+
+
+def test_json_names_read_back_as_the_same_op():
+    """Graphs store the op name MXNet writes; reading that name must give the same op back."""
+    from mxjax.operator.naming import json_name, op_for_json_name
+
+    confused = [op.name for op in list_ops() if op_for_json_name(json_name(op)) is not op]
+    assert not confused, f"ops whose written name reads back as another op: {confused}"
+    assert json_name(get_op("FullyConnected")) == "FullyConnected"
+    assert json_name(get_op("sum")) == "_np_sum" and json_name(get_op("sum_axis")) == "sum"
