@@ -420,7 +420,8 @@ class NDArray:
         if other.shape != self.shape:
             raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs destination {other.shape}")
         target = other.to_jax()
-        other._write(jax.device_put(self.to_jax().astype(target.dtype), next(iter(target.devices()))))
+        data = jnp.array(self.to_jax(), dtype=target.dtype, copy=True)  # never share the source's buffer
+        other._write(jax.device_put(data, next(iter(target.devices()))))
         return other
 
     def to_device(self, device: Device) -> "NDArray":

@@ -259,6 +259,8 @@ class Executor:
         and no other live jax array aliases its memory (``copyto`` on one device
         does).  The fused form also keeps its inputs for a possible VJP rebuild, so
         there it additionally needs outputs that do not read the aux states.
+        Every backend donates, CPU included: each donated buffer has a same-shaped
+        output (its new value) to take it, so XLA never reports it unusable.
         """
         if not self._updated_aux or (mode == "step" and self._outputs_read_aux()):
             return ()

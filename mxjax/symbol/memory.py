@@ -27,7 +27,7 @@ from typing import Any, Iterable
 import jax.numpy as jnp
 import numpy as onp
 
-from .._ir import Entry, Node, topo_order
+from .._ir import Entry, topo_order
 from ..base import MXNetValueError, normalize_dtype
 from ..operator import elemwise, legacy
 from . import infer
@@ -330,8 +330,7 @@ def _best_fit(free: list[_Block], need: int, allowed: int, match_range: int) -> 
     return max(smaller, key=lambda b: b.size) if smaller else None
 
 
-def _allocate(graph: _Graph, match_range: int) -> tuple[list[_Block], dict[int, int], list]:
-    anc = _ancestors(graph)
+def _allocate(graph: _Graph, anc: list[int], match_range: int) -> tuple[list[_Block], dict[int, int], list]:
     refs = {id(v): len(v.consumers) + (1 if v.head else 0) for v in graph.values}
     blocks: list[_Block] = []
     where: dict[int, int] = {}   # id(value) -> block id
@@ -413,8 +412,9 @@ def plan_memory(symbol: Any, shapes: dict[str, Any], dtypes: dict[str, Any] | No
             grad_args = [n.name for n in topo_order(outputs) if n.is_variable and n.name not in aux
                          and jnp.issubdtype(avals[id(n)][0].dtype, jnp.inexact)]
         _backward(graph, outputs, values, set(grad_args))
-    blocks, where, inplace = _allocate(graph, match_range)
-    return _result(graph, blocks, where, inplace, include_backward)
+    anc = _ancestors(graph)
+    blocks, where, inplace = _allocate(graph, anc, match_range)
+    return _result(graph, anc, blocks, where, inplace, include_backward)
 
 
 def _aux_names(outputs: list[Entry]) -> set[str]:
@@ -427,11 +427,11 @@ def _aux_names(outputs: list[Entry]) -> set[str]:
     return names
 
 
-def _result(graph: _Graph, blocks: list[_Block], where: dict, inplace: list, include_backward: bool) -> MemoryPlan:
+def _result(graph: _Graph, anc: list[int], blocks: list[_Block], where: dict, inplace: list,
+            include_backward: bool) -> MemoryPlan:
     order = [s.name for s in graph.steps]
     internal = [v for v in graph.values if not v.external]
     end = len(order)
-    anc = _ancestors(graph)
     return MemoryPlan(
         include_backward=include_backward,
         no_sharing_bytes=sum(v.nbytes for v in internal),

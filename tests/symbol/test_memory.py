@@ -44,7 +44,7 @@ def _resnet():
         h = mx.sym.BatchNorm(h, fix_gamma=False, name=f"{name}_bn")
         return mx.sym.Activation(h, act_type="relu", name=f"{name}_relu") if relu else h
     h = conv_bn(mx.sym.var("data"), "stem")
-    for i in range(2):
+    for i in range(1):  # one residual block: conv graphs compile slowly on CPU
         h = mx.sym.Activation(h + conv_bn(conv_bn(h, f"b{i}a"), f"b{i}b", relu=False), act_type="relu",
                               name=f"b{i}_out")
     return _loss(mx.sym.FullyConnected(mx.sym.mean(h, axis=(2, 3)), num_hidden=3, name="fc"))
@@ -283,10 +283,11 @@ def test_aux_states_are_donated_only_when_dead():
         onp.testing.assert_array_equal(view.asnumpy(), want[0])
         onp.testing.assert_array_equal(alias.asnumpy(), want[1])
     ref = _bound("resnet")
-    for _ in range(5):
+    for _ in range(4):  # as many training forwards as above, holding every aux buffer: no donation
+        held = [a.to_jax() for a in ref.aux_arrays]
         ref.forward(is_train=True)
         ref.backward()
-        ref.forward(is_train=False)  # keeps every form two-call and nothing donated
+        assert ref._last_donated == () and not any(h.is_deleted() for h in held)
     for n, a in ref.aux_dict.items():
         onp.testing.assert_allclose(ex.aux_dict[n].asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-6)
 
