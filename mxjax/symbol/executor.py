@@ -255,9 +255,8 @@ class Executor:
         """Aux states whose input buffer is dead after this training call, so XLA may reuse it.
 
         A buffer qualifies only if this executor's previous training call produced
-        it (never a caller's array), no Python object but its NDArray refers to it,
-        and no other live jax array aliases its memory (``copyto`` on one device
-        does).  The fused form also keeps its inputs for a possible VJP rebuild, so
+        it (never a caller's array) and no Python object but its NDArray refers to
+        it (``copyto`` always copies, so no other array shares it).  The fused form also keeps its inputs for a possible VJP rebuild, so
         there it additionally needs outputs that do not read the aux states.
         Every backend donates, CPU included: each donated buffer has a same-shaped
         output (its new value) to take it, so XLA never reports it unusable.
@@ -271,16 +270,6 @@ class Executor:
             if x is self._owned.get(name) and self.aux_dict[name]._var is None and sys.getrefcount(x) <= 4:
                 names.append(name)
             del x
-        if not names:
-            return ()
-        try:
-            mine = {id(self.aux_dict[n]._data) for n in names}
-            pointers = {self.aux_dict[n]._data.unsafe_buffer_pointer(): n for n in names}
-            for a in jax.live_arrays():
-                if id(a) not in mine and not a.is_deleted() and a.unsafe_buffer_pointer() in pointers:
-                    names.remove(pointers.pop(a.unsafe_buffer_pointer()))
-        except Exception:  # arrays spread over several devices: no single pointer to compare
-            return ()
         return tuple(names)
 
     def _outputs_read_aux(self) -> bool:

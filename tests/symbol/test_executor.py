@@ -167,6 +167,20 @@ def test_simple_bind_infers_parameter_dtypes():
     assert ex.forward()[0].dtype == onp.float16
 
 
+def test_integer_argument_gets_no_gradient():
+    emb = mx.sym.Embedding(mx.sym.var("data"), input_dim=5, output_dim=2, name="emb")
+    assert emb.list_arguments() == ["data", "emb_weight"]
+    table = onp.arange(10, dtype="float32").reshape(5, 2)
+    idx = onp.array([0, 2, 2], "int32")
+    ex = emb.bind(mx.cpu(), {"data": idx, "emb_weight": table})
+    _close(ex.forward(is_train=True)[0], table[idx])
+    ex.backward()
+    want = onp.zeros_like(table)
+    onp.add.at(want, idx, 1.0)
+    _close(ex.grad_dict["emb_weight"], want)
+    assert not ex.grad_dict["data"].asnumpy().any()
+
+
 # ----------------------------------------------------------------------------- BatchNorm and aux states
 
 def _bn_data():
