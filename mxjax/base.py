@@ -71,6 +71,7 @@ def dtype_name(dtype: Any) -> str:
 # ----------------------------------------------------------------------------- attribute strings
 
 _BARE_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+_LONG_SUFFIX = re.compile(r"(\d)[lL]\b")
 
 
 def encode_attr(value: Any) -> str:
@@ -106,10 +107,11 @@ def decode_attr(text: str) -> Any:
     if not isinstance(text, str):
         return text
     s = text.strip()
-    if s in ("True", "true"):
+    if s.lower() == "true":
         return True
-    if s in ("False", "false"):
+    if s.lower() == "false":
         return False
+    s = _LONG_SUFFIX.sub(r"\1", s)  # Python 2 longs in old files: "(3L, 3L)"
     if s in ("None", "none", ""):
         return None if s != "" else ""
     if _BARE_WORD.match(s) and not s.lstrip("-").replace(".", "").isdigit():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import jax.numpy as jnp
+import numpy as onp
 from jax import lax
 
 from .nn_util import (check_choice, check_shape, fail, float_input, from_channel_first, resolve_layout,
@@ -201,7 +202,8 @@ def _pool_out_size(op, size, k, p, s, convention):
 
 
 def _window_sum(x, window, strides, padding):
-    return lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add, window, strides, padding)
+    # the initial value must be a host constant: a traced one makes the window op non-differentiable
+    return lax.reduce_window(x, onp.zeros((), x.dtype), lax.add, window, strides, padding)
 
 
 @defop("Pooling", aliases=("_npx_pooling",))
@@ -241,7 +243,7 @@ def pooling(data, *, kernel: shape = (), pool_type: str = "max", global_pool: bo
     window, strides = (1, 1) + tuple(kernel), (1, 1) + tuple(stride)
     padding = ((0, 0), (0, 0)) + tuple(zip(pad, highs))
     if pool_type == "max":
-        init = jnp.array(-jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min,
+        init = onp.array(-onp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min,
                          x.dtype)
         out = lax.reduce_window(x, init, lax.max, window, strides, padding)
     elif pool_type == "lp":

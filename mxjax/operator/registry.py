@@ -43,6 +43,10 @@ class Param:
             if base == "float":
                 return float(value)
             if base == "bool":
+                if isinstance(value, str):  # MXNet's parser: true/false/1/0 in any case
+                    if value.strip().lower() not in ("true", "false", "1", "0"):
+                        raise ValueError(value)
+                    return value.strip().lower() in ("true", "1")
                 return bool(int(value)) if isinstance(value, (int, float)) else bool(value)
             if base == "str":
                 return str(text) if isinstance(text, str) else str(value)

@@ -393,12 +393,17 @@ def allocate_and_bind(symbol: Any, ctx: Device, grad_req: Any, type_dict: dict, 
     """``simple_bind``: infer every shape, allocate zero arrays, bind."""
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     if arg_shapes is None:
-        _, _, _ = symbol.infer_shape_partial(**shapes)
         raise MXNetValueError(f"simple_bind: cannot infer all argument shapes from {shapes}; give more shapes")
     cls = _default_class()
+    # parameters take the dtypes inference gives them (float16 data: float16 weights, as in MXNet);
+    # auxiliary states stay float32 unless given, as MXNet keeps BatchNorm's statistics
+    inferred = {}
+    if type_dict:
+        arg_types, _, _ = symbol.infer_type(**{k: v for k, v in type_dict.items() if k in symbol.list_inputs()})
+        inferred = {n: t for n, t in zip(symbol.list_arguments(), arg_types) if t is not None}
 
     def zeros(name: str, shape: tuple) -> NDArray:
-        dtype = normalize_dtype(type_dict.get(name)) or onp.dtype(onp.float32)
+        dtype = normalize_dtype(type_dict.get(name) or inferred.get(name)) or onp.dtype(onp.float32)
         return cls._wrap(jnp.zeros(shape, dtype))
     args = {n: zeros(n, s) for n, s in zip(symbol.list_arguments(), arg_shapes)}
     aux = {n: zeros(n, s) for n, s in zip(symbol.list_auxiliary_states(), aux_shapes)}

@@ -447,6 +447,8 @@ class _Builder:
     def invoke(self, op: OpDef, inputs: list, params: dict | None, out_cls: Any) -> Any:
         params = dict(params or {})
         entries, constants = [], []
+        if op.needs_key:  # the executor supplies keys at run time (interpret.py), not the graph
+            inputs = list(inputs)[1:]
         for slot, x in enumerate(inputs):
             if isinstance(x, Symbol):
                 if len(x._outputs) != 1:
@@ -469,8 +471,7 @@ class _Builder:
         node = Node(written, name, params=params, attrs={k: str(v) for k, v in (self.attr or {}).items()},
                     inputs=entries, num_outputs=max(1, op.count_outputs(params)))
         apply_init_hints([node])
-        outputs = [(node, i) for i in range(node.num_outputs)]
-        return Symbol(outputs) if len(outputs) == 1 else tuple(Symbol([e]) for e in outputs)
+        return Symbol([(node, i) for i in range(node.num_outputs)])  # one Symbol, as in MXNet
 
     def on_write(self, array: Any) -> None:
         raise MXNetError("symbols are immutable")
@@ -509,7 +510,7 @@ def symbol_function(front: Callable, legacy: bool = True) -> Callable:
                 if _needs_variable(op, input_name, {**kwargs}):
                     kwargs[input_name] = var(f"{name}_{input_name}")
         with building(name, attr, legacy) as builder:
-            if front.__name__ in op.aliases and not front.__name__.startswith("_np"):
+            if legacy and (front.__name__ == op.name or front.__name__ in op.aliases):
                 builder.json_override = front.__name__  # write the 1.x name the caller used
             return front(*args, **kwargs)
 

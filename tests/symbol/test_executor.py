@@ -134,18 +134,32 @@ def test_eval():
     _close(outs[0], onp.tanh(X @ W.T + BIAS))
 
 
-def test_multi_output_group_and_internals():
+def _group():
     fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
     sp = mx.sym.split(fc, num_outputs=3, axis=1, name="sp")
-    group = mx.sym.Group([sp[2], fc * 2.0, sp[0]])
+    return mx.sym.Group([sp[2], fc * 2.0, sp[0], mx.sym.var("data")])
+
+
+def _jnp_group(x, w, b):
+    h = x @ w.T + b
+    return h[:, 2:3], 2 * h, h[:, 0:1], x
+
+
+def test_multi_output_group_forward_backward_and_internals():
+    group = _group()
     ex = group.bind(mx.cpu(), {"data": X, "fc_weight": W, "fc_bias": BIAS})
-    outs = [o.asnumpy() for o in ex.forward()]
-    h = X @ W.T + BIAS
-    for got, want in zip(outs, (h[:, 2:3], 2 * h, h[:, 0:1])):
-        _close(got, want)
-    assert list(ex.output_dict) == ["sp_output2", group.list_outputs()[1], "sp_output0"]
+    outs = ex.forward(is_train=True)
+    want, vjp = jax.vjp(_jnp_group, X, W, BIAS)
+    assert len(outs) == 4
+    for got, ref in zip(outs, want):
+        _close(got, onp.asarray(ref))
+    assert list(ex.output_dict) == ["sp_output2", group.list_outputs()[1], "sp_output0", "data"]
+    heads = [RNG.standard_normal(o.shape).astype("float32") for o in outs]
+    ex.backward([mx.nd.array(h) for h in heads])
+    for name, ref in zip(("data", "fc_weight", "fc_bias"), vjp(tuple(jnp.asarray(h) for h in heads))):
+        _close(ex.grad_dict[name], onp.asarray(ref))
     inner = _dense_tanh().get_internals()["fc_output"]
-    _close(inner.eval(data=X, fc_weight=W, fc_bias=BIAS)[0], h)
+    _close(inner.eval(data=X, fc_weight=W, fc_bias=BIAS)[0], X @ W.T + BIAS)
 
 
 def test_float16_arguments():
@@ -157,9 +171,6 @@ def test_float16_arguments():
     _close(out, onp.array([[0, 2, 0], [4, 0, 6]], "float16"))
 
 
-@pytest.mark.xfail(strict=True, reason="simple_bind allocates every argument not in type_dict as float32 "
-                   "instead of inferring its dtype: FullyConnected with float16 data gets float32 "
-                   "weight/bias and a float32 output (MXNet: all float16)")
 def test_simple_bind_infers_parameter_dtypes():
     fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
     ex = fc.simple_bind(mx.cpu(), type_dict={"data": "float16"}, data=(2, 4))
@@ -248,9 +259,6 @@ def test_conv_bn_relu_dense_matches_imperative_autograd():
     _close(ex.aux_dict["bn_moving_var"], var.asnumpy())
 
 
-@pytest.mark.xfail(strict=True, reason="Pooling is not differentiable under jit: it calls lax.reduce_window "
-                   "with a traced jnp init value, which JAX cannot linearize ('Linearization failed to "
-                   "produce known values'); same for mx.nd.Pooling under autograd.record()")
 @pytest.mark.parametrize("pool_type", ["max", "avg"])
 def test_backward_through_pooling(pool_type):
     x = onp.arange(16, dtype="float32").reshape(1, 1, 4, 4)
@@ -266,8 +274,6 @@ def test_backward_through_pooling(pool_type):
     _close(ex.grad_dict["data"], want)
 
 
-@pytest.mark.xfail(strict=True, reason="random ops cannot be built as symbols (mx.sym.Dropout raises "
-                   "'a symbol function takes Symbols and Python scalars, got ArrayImpl')")
 def test_dropout_in_training_and_inference():
     drop = mx.sym.Dropout(mx.sym.var("data"), p=0.5, name="drop")
     ex = drop.bind(mx.cpu(), {"data": onp.ones((4, 50), "float32")})
@@ -371,3 +377,12 @@ def test_to_jaxpr_evaluates_to_executor_output():
     assert len(result) == 1
     _close(onp.asarray(result[0]), want.asnumpy(), 1e-6)
     _close(want, 2 * onp.maximum(_bn_ref(x, gamma, beta, mean, var, eps=1e-3), 0))  # MXNet's default eps
+
+
+def test_to_jaxpr_of_a_group_from_concrete_arrays():
+    values = {"data": X, "fc_weight": W, "fc_bias": BIAS}
+    closed = _group().to_jaxpr(**values)
+    result = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *jax.tree_util.tree_leaves(values))
+    assert len(result) == 4
+    for got, want in zip(result, _jnp_group(X, W, BIAS)):
+        _close(onp.asarray(got), onp.asarray(want))

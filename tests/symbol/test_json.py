@@ -272,9 +272,6 @@ def test_reader_accepts_mxnet_attribute_spellings():
     assert attrs["c"] == {"a_min": "-inf", "a_max": "inf"}
 
 
-@pytest.mark.xfail(strict=True, reason="attribute decoding misses MXNet spellings (FORMATS 2.7): "
-                   "bool 'FALSE' decodes to True (bool('FALSE')), and '(3L, 3L)' is rejected "
-                   "('cannot read ... as shape')")
 @pytest.mark.parametrize("key, text, want", [("no_bias", "FALSE", "False"), ("kernel", "(3L, 3L)", "(3, 3)")])
 def test_reader_accepts_uppercase_bools_and_long_suffixes(key, text, want):
     attrs = {"kernel": "(1, 1)", "num_filter": "2", "no_bias": "True", key: text}

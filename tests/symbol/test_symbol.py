@@ -150,9 +150,6 @@ def test_split_outputs_and_indexing():
     onp.testing.assert_array_equal(_eval(cat, data=x)[0], onp.concatenate([x[:, 4:], x[:, :2]], axis=1))
 
 
-@pytest.mark.xfail(strict=True, reason="multi-output symbol functions return a Python tuple of Symbols, "
-                   "not one Symbol with several outputs (MXNet: mx.sym.SliceChannel(...).list_outputs() "
-                   "== ['sp_output0', 'sp_output1', 'sp_output2'])")
 @pytest.mark.parametrize("build, outs", [
     (lambda: mx.sym.SliceChannel(_d(), num_outputs=3, name="sp"), ["sp_output0", "sp_output1", "sp_output2"]),
     (lambda: mx.sym.BatchNorm(_d(), output_mean_var=True, name="bn"), ["bn_output", "bn_mean", "bn_var"]),
@@ -243,7 +240,8 @@ def test_operators(expr, ref, op, attrs):
 @pytest.mark.parametrize("expr, op", [
     (lambda a, b: a + b, "broadcast_add"), (lambda a, b: a - b, "broadcast_sub"),
     (lambda a, b: a * b, "broadcast_mul"), (lambda a, b: a / b, "broadcast_div"),
-    (lambda a, b: mx.sym.elemwise_add(a, b), "elemwise_add"), (lambda a, b: mx.sym.broadcast_plus(a, b), "broadcast_plus"),
+    (lambda a, b: mx.sym.elemwise_add(a, b), "elemwise_add"),
+    (lambda a, b: mx.sym.broadcast_plus(a, b), "broadcast_plus"),
 ])
 def test_symbol_arithmetic_writes_broadcast_ops(expr, op):
     assert _ops(expr(mx.sym.var("a"), mx.sym.var("b")))[0][0] == op
@@ -259,10 +257,6 @@ _LEGACY_NAMED = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="legacy mx.sym functions whose name is the registered NumPy op's name "
-                   "write the NumPy alias: mx.sym.exp(x) is written '_npi_exp', relu '_npx_relu', clip "
-                   "'_npi_clip', transpose '_np_transpose' (MXNet 1.x writes exp, relu, clip, transpose); "
-                   "symbol_function only overrides the JSON name when the caller used an alias")
 @pytest.mark.parametrize("op, build", _LEGACY_NAMED, ids=[n for n, _ in _LEGACY_NAMED])
 def test_legacy_functions_write_legacy_names(op, build):
     assert _ops(build(mx.sym.var("x")))[0][0] == op
@@ -371,9 +365,6 @@ def test_group_input_to_an_op_is_rejected():
         mx.sym.Activation(mx.sym.Group([mx.sym.var("a"), mx.sym.var("b")]), act_type="relu")
 
 
-@pytest.mark.xfail(strict=True, reason="random ops cannot be symbol functions: the front-end inserts a "
-                   "concrete PRNG key as input 0 and the symbol builder rejects it ('Dropout: a symbol "
-                   "function takes Symbols and Python scalars, got ArrayImpl')")
 def test_random_op_as_symbol_function():
     drop = mx.sym.Dropout(_d(), p=0.5, name="drop")
     assert drop.list_arguments() == ["data"]
