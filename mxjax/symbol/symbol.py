@@ -230,6 +230,10 @@ class Symbol:
     # -- JSON -----------------------------------------------------------------------
     def tojson(self) -> str:
         """MXNet's symbol JSON (loadable by MXNet 1.9.1 for the ops it knows)."""
+        jax_nodes = [n.name for n in self._nodes() if n.op.startswith("_jax_")]
+        if jax_nodes:
+            raise MXNetError(f"tojson: nodes {jax_nodes[:3]} are JAX primitives (from mx.sym.from_jax) whose "
+                             "parameters have no MXNet JSON form")
         return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:

@@ -73,8 +73,8 @@ def test_every_op_has_a_numeric_test():
     names = {}
     for _, public, op in _frontend_functions():
         names.setdefault(op.name, set()).add(public)
-    untested = [op.name for op in list_ops()
-                if not ({op.name, *op.aliases, *names.get(op.name, ())} & words)]
+    untested = [op.name for op in list_ops() if not op.name.startswith("_jax_")  # mx.sym.from_jax's
+                and not ({op.name, *op.aliases, *names.get(op.name, ())} & words)]
     assert not untested, f"ops no test mentions: {untested}"
 
 
@@ -128,7 +128,7 @@ def test_json_names_read_back_as_the_same_op():
     """Graphs store the op name MXNet writes; reading that name must give the same op back."""
     from mxjax.operator.naming import json_name, op_for_json_name
 
-    confused = [op.name for op in list_ops() if op_for_json_name(json_name(op)) is not op]
+    confused = [op.name for op in list_ops() if op_for_json_name(json_name(op)) is not op]  # noqa: E501
     assert not confused, f"ops whose written name reads back as another op: {confused}"
     assert json_name(get_op("FullyConnected")) == "FullyConnected"
     assert json_name(get_op("sum")) == "_np_sum" and json_name(get_op("sum_axis")) == "sum"
