@@ -24,7 +24,7 @@ from ._ir import Node, topo_order
 from .base import MXNetError
 from .ndarray import LAZY, NDArray, reset_handler, set_handler, wrap_outputs
 from .operator import OpDef
-from .operator.naming import json_name, op_for_json_name
+from .operator.naming import json_name, op_for_json_name, scalar_twin
 
 __all__ = ["context", "is_deferred_compute", "set_variable", "get_symbol", "clear"]
 
@@ -83,6 +83,10 @@ class _Recorder:
 
     def invoke(self, op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
         params = dict(params or {})
+        twin = scalar_twin(op, [None if isinstance(x, NDArray) else x for x in inputs], legacy=False)
+        if twin is not None:  # x * 2 is recorded as MXNet's _npi_multiply_scalar, as MXNet 2 exports it
+            op, params, array_slot = twin
+            inputs = [inputs[array_slot]]
         entries, constants, avals = [], [], []
         for slot, x in enumerate(inputs):
             if isinstance(x, NDArray):

@@ -148,3 +148,34 @@ def _nan_to_num(x, *, copy: bool = True, nan: float = 0.0, posinf: float | None 
 register(OpDef("round", _round, aliases=("_npi_around", "around", "round_")))
 register(OpDef("clip", _clip, aliases=("_npi_clip",)))
 register(OpDef("nan_to_num", _nan_to_num, aliases=("_npi_nan_to_num",)))
+
+
+# MXNet 2's array-with-Python-scalar ops (what symbol JSON holds for ``x * 2``): NumPy semantics,
+# the scalar a parameter (``is_int`` says whether it was a Python int).  name: (function, reflected)
+_NUMPY_SCALAR = {
+    "_npi_add_scalar": (jnp.add, False), "_npi_subtract_scalar": (jnp.subtract, False),
+    "_npi_rsubtract_scalar": (jnp.subtract, True), "_npi_multiply_scalar": (jnp.multiply, False),
+    "_npi_true_divide_scalar": (jnp.true_divide, False), "_npi_rtrue_divide_scalar": (jnp.true_divide, True),
+    "_npi_floor_divide_scalar": (jnp.floor_divide, False), "_npi_rfloor_divide_scalar": (jnp.floor_divide, True),
+    "_npi_mod_scalar": (jnp.mod, False), "_npi_rmod_scalar": (jnp.mod, True),
+    "_npi_power_scalar": (jnp.power, False), "_npi_rpower_scalar": (jnp.power, True),
+    "_npi_maximum_scalar": (jnp.maximum, False), "_npi_minimum_scalar": (jnp.minimum, False),
+    "_npi_equal_scalar": (jnp.equal, False), "_npi_not_equal_scalar": (jnp.not_equal, False),
+    "_npi_greater_scalar": (jnp.greater, False), "_npi_greater_equal_scalar": (jnp.greater_equal, False),
+    "_npi_less_scalar": (jnp.less, False), "_npi_less_equal_scalar": (jnp.less_equal, False),
+}
+
+
+def _numpy_scalar(fn: Callable, reflected: bool) -> Callable:
+    binary = _binary(fn, floats=fn is jnp.true_divide)
+
+    def compute(data, *, scalar: float = 1.0, is_int: bool = False):
+        value = int(scalar) if is_int else float(scalar)
+        return binary(value, data) if reflected else binary(data, value)
+    compute.__doc__ = f"``{'scalar' if reflected else 'data'} {fn.__name__} {'data' if reflected else 'scalar'}``" \
+        " with NumPy semantics (MXNet 2's scalar op)."
+    return compute
+
+
+for _name, (_fn, _reflected) in _NUMPY_SCALAR.items():
+    register(OpDef(_name, _numpy_scalar(_fn, _reflected)))

@@ -23,7 +23,7 @@ from ..ndarray import reset_handler, set_handler
 from ..operator import OpDef, get_op
 from . import infer
 from ._hints import apply_init_hints
-from ..operator.naming import json_name
+from ..operator.naming import json_name, scalar_twin
 from .interpret import CONSTANTS, graph_function, node_op
 
 __all__ = ["Symbol", "var", "Variable", "Group", "fromjson", "load_json", "load", "symbol_function"]
@@ -425,21 +425,6 @@ def load(fname: str) -> Symbol:
 
 # ----------------------------------------------------------------------------- building nodes
 
-# MXNet 1.x writes an array-with-scalar op as its scalar twin (``a * 2.5`` is ``_mul_scalar``)
-_SCALAR_TWINS = {
-    "add": ("_plus_scalar", "_plus_scalar"), "subtract": ("_minus_scalar", "_rminus_scalar"),
-    "multiply": ("_mul_scalar", "_mul_scalar"), "true_divide": ("_div_scalar", "_rdiv_scalar"),
-    "mod": ("_mod_scalar", "_rmod_scalar"), "power": ("_power_scalar", "_rpower_scalar"),
-    "maximum": ("_maximum_scalar", "_maximum_scalar"), "minimum": ("_minimum_scalar", "_minimum_scalar"),
-    "broadcast_equal": ("_equal_scalar", "_equal_scalar"),
-    "broadcast_not_equal": ("_not_equal_scalar", "_not_equal_scalar"),
-    "broadcast_greater": ("_greater_scalar", "_lesser_scalar"),
-    "broadcast_greater_equal": ("_greater_equal_scalar", "_lesser_equal_scalar"),
-    "broadcast_lesser": ("_lesser_scalar", "_greater_scalar"),
-    "broadcast_lesser_equal": ("_lesser_equal_scalar", "_greater_equal_scalar"),
-}
-
-
 class _Builder:
     """Dispatch handler that records nodes instead of computing."""
 
@@ -464,9 +449,10 @@ class _Builder:
             else:
                 constants.append((slot, _constant(x, op)))
         written = self.json_override
-        if self.legacy and constants and len(inputs) == 2 and op.name in _SCALAR_TWINS and entries:
-            twin = _SCALAR_TWINS[op.name][0 if constants[0][0] == 1 else 1]
-            op, params, constants, written = get_op(twin), {"scalar": float(constants[0][1])}, [], None
+        twin = scalar_twin(op, [x if not isinstance(x, Symbol) else None for x in inputs], self.legacy) \
+            if constants and entries else None
+        if twin is not None:  # x * 2.5 is written as MXNet's scalar op (_mul_scalar / _npi_multiply_scalar)
+            op, params, constants, written = twin[0], twin[1], [], None
         if constants:
             params[CONSTANTS] = tuple(constants)
             written = None

@@ -111,3 +111,32 @@ def test_default_dtype_switch():
     finally:
         mx.npx.set_np(dtype=False)
     assert mx.np.sqrt(i).dtype == onp.float32
+
+
+NUMPY_SCALAR_CASES = [  # op, numpy reference of (array, scalar)
+    ("_npi_add_scalar", lambda a, s: a + s), ("_npi_subtract_scalar", lambda a, s: a - s),
+    ("_npi_rsubtract_scalar", lambda a, s: s - a), ("_npi_multiply_scalar", lambda a, s: a * s),
+    ("_npi_true_divide_scalar", lambda a, s: a / s), ("_npi_rtrue_divide_scalar", lambda a, s: s / a),
+    ("_npi_floor_divide_scalar", lambda a, s: a // s), ("_npi_rfloor_divide_scalar", lambda a, s: s // a),
+    ("_npi_mod_scalar", lambda a, s: a % s), ("_npi_rmod_scalar", lambda a, s: s % a),
+    ("_npi_power_scalar", lambda a, s: a ** s), ("_npi_rpower_scalar", lambda a, s: s ** a),
+    ("_npi_maximum_scalar", onp.maximum), ("_npi_minimum_scalar", onp.minimum),
+    ("_npi_equal_scalar", lambda a, s: a == s), ("_npi_not_equal_scalar", lambda a, s: a != s),
+    ("_npi_greater_scalar", lambda a, s: a > s), ("_npi_greater_equal_scalar", lambda a, s: a >= s),
+    ("_npi_less_scalar", lambda a, s: a < s), ("_npi_less_equal_scalar", lambda a, s: a <= s),
+]
+
+
+@pytest.mark.parametrize("name, ref", NUMPY_SCALAR_CASES, ids=[c[0] for c in NUMPY_SCALAR_CASES])
+@pytest.mark.parametrize("scalar", [2.0, 3])
+def test_numpy_scalar_ops(name, ref, scalar):
+    from oracle import run_op
+
+    a = onp.array([1.5, 2.0, 4.0], dtype=onp.float32)
+    got = run_op(name, [a], scalar=float(scalar), is_int=isinstance(scalar, int))
+    want = ref(a, onp.float32(scalar))
+    assert got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    ints = onp.array([1, 2, 4], dtype=onp.int32)
+    if isinstance(scalar, float) and name in ("_npi_multiply_scalar", "_npi_add_scalar"):
+        assert run_op(name, [ints], scalar=scalar, is_int=False).dtype == onp.float32  # MXNet: not float64

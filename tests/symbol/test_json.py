@@ -125,9 +125,6 @@ def test_legacy_and_numpy_sum_keep_their_meaning_through_json():
     assert mx.sym.fromjson(mx.sym.sum(x, name="s2").tojson()).infer_shape(x=(2, 3))[1] == [(1,)]
 
 
-@pytest.mark.xfail(strict=True, reason="NumPy scalar ops are written as the two-input op with a private "
-                   "'__constants__' attr ({'op': '_npi_multiply', 'attrs': {'__constants__': '((1, 2.0),)'}}, "
-                   "one input), which MXNet cannot load; MXNet writes _npi_multiply_scalar with scalar='2.0'")
 def test_numpy_scalar_op_json_is_mxnets():
     node = json.loads(mx.sym.np.multiply(mx.sym.var("x"), 2.0).tojson())["nodes"][-1]
     assert node["op"] == "_npi_multiply_scalar"
