@@ -164,13 +164,38 @@ def propagate_dtypes(outputs: list[Entry], dtypes: dict[str, Any]) -> dict[tuple
     for node in nodes:
         if node.is_variable:
             continue
+        op = node_op(node)
         known = [types.get((id(n), i)) for n, i in node.inputs]
         first = next((t for t in known if t is not None), onp.dtype(onp.float32))
-        for (source, index), t in zip(node.inputs, known):  # untyped parameters follow the data
-            if t is None and source.is_variable:
-                types[(id(source), index)] = first
-        out = node.params.get("dtype")
-        out = onp.dtype(normalize_dtype(out)) if out not in (None, "None") else first
-        for i in range(max(1, node.num_outputs)):
-            types[(id(node), i)] = out
+        for slot, ((source, index), t) in enumerate(zip(node.inputs, known)):
+            if t is None and source.is_variable:  # untyped parameters follow the data...
+                # ...except normalization statistics and scales, which MXNet keeps in float32
+                keep32 = op.aux_inputs and slot > 0
+                types[(id(source), index)] = onp.dtype(onp.float32) if keep32 else first
+                known[slot] = types[(id(source), index)]
+        outs = _probe_dtypes(node, op, known)
+        if outs is None:
+            out = node.params.get("dtype")
+            out = onp.dtype(normalize_dtype(out)) if out not in (None, "None") else first
+            outs = [out] * max(1, node.num_outputs)
+        for i, t in enumerate(outs):
+            types[(id(node), i)] = t
     return types
+
+
+def _probe_dtypes(node: Node, op: Any, dtypes: list) -> list | None:
+    """Output dtypes from the op itself, evaluated on small stand-in shapes (None if none fits)."""
+    params = call_params(node, op, False)
+    constants = params.pop(CONSTANTS, ())
+    for rank in (1, 2, 4, 3):
+        args: list = [Aval((2,) * rank, t) for t in dtypes]
+        for slot, value in constants:
+            args.insert(slot, value)
+        if op.needs_key:
+            args.insert(0, Aval((2,), onp.dtype(onp.uint32)))
+        try:
+            out = op.eval_shape(*args, **params)
+        except Exception:
+            continue
+        return [onp.dtype(o.dtype) for o in (out if isinstance(out, (tuple, list)) else [out])]
+    return None

@@ -443,10 +443,6 @@ def test_infer_type_fills_unknown_inputs():
     assert add.infer_type(a="float16") == ([onp.float16, onp.float16], [onp.float16], [])
 
 
-@pytest.mark.xfail(strict=True, reason="infer_type without shapes falls back to a same-dtype rule that "
-                   "ignores what the op produces: np.less gives float32 (should be bool), np.argmax float32 "
-                   "(int64), and BatchNorm on float16 data types gamma/beta/moving stats float16 (MXNet "
-                   "keeps them float32, its AccReal type)")
 @pytest.mark.parametrize("build, given, want", [
     (lambda a, b: mx.sym.np.less(a, b), {"a": "float32", "b": "float32"},
      ([onp.float32, onp.float32], [onp.bool_], [])),
