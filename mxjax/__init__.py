@@ -9,7 +9,7 @@ from .ndarray import NDArray, waitall
 from . import numpy as np
 from . import nd
 from . import numpy_extension as npx
-from . import random
+from . import name, random
 from . import symbol
 from . import symbol as sym
 from . import visualization as viz
@@ -21,5 +21,5 @@ __version__ = "0.1.0"
 __all__ = [
     "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "context", "cpu", "cpu_pinned",
     "current_context", "current_device", "device", "engine", "gpu", "nd", "np", "npx", "num_gpus",
-    "operator", "random", "sym", "symbol", "viz", "waitall",
+    "name", "operator", "random", "sym", "symbol", "viz", "waitall",
 ]

@@ -16,6 +16,7 @@ import jax
 import numpy as onp
 
 from .. import _ir
+from .. import name as _names
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
 from ..device import Device, current_device
@@ -364,13 +365,17 @@ def _json_op_name_outputs(node: Node) -> int:
     return _visible_outputs(node)
 
 
-_name_counters: dict[str, Any] = {}
+def name_hint(op_name: str) -> str:
+    """MXNet's naming hint for an op: its name lowercased; scalar ops drop inner underscores
+    (``_mul_scalar`` nodes are named ``_mulscalar0``, as MXNet's ``_MulScalar``)."""
+    if op_name.startswith("_") and op_name.endswith("_scalar") and not op_name.startswith("_np"):
+        return "_" + op_name[1:-len("_scalar")].replace("_", "") + "scalar"
+    return op_name.lower()
 
 
 def auto_name(hint: str) -> str:
-    """MXNet's automatic node names: ``<hint><counter>`` (``fullyconnected0``)."""
-    counter = _name_counters.setdefault(hint, itertools.count())
-    return f"{hint}{next(counter)}"
+    """MXNet's automatic node names: ``<hint><counter>`` (``fullyconnected0``), per ``mx.name`` manager."""
+    return _names.current().get(None, hint)
 
 
 def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float | None = None,
@@ -430,6 +435,7 @@ class _Builder:
 
     def __init__(self, name: str | None, attr: dict | None, legacy: bool) -> None:
         self.name, self.attr, self.legacy = name, attr, legacy
+        self.hint: str | None = None  # the auto-name hint when it is not the written op's (a + b: _plus)
         self.json_override: str | None = None  # the op name to write (broadcast_add for a + b, or the
         # alias the caller used: mx.sym.elemwise_add writes elemwise_add)
 
@@ -456,8 +462,8 @@ class _Builder:
         if constants:
             params[CONSTANTS] = tuple(constants)
             written = None
-        name = self.name or auto_name(op.name.lower().lstrip("_"))
         written = written or json_name(op)
+        name = self.name or auto_name(self.hint or name_hint(written))
         node = Node(written, name, params=params, attrs={k: str(v) for k, v in (self.attr or {}).items()},
                     inputs=entries, num_outputs=max(1, op.count_outputs(params)))
         apply_init_hints([node])
@@ -491,7 +497,9 @@ def symbol_function(front: Callable, legacy: bool = True) -> Callable:
     renames = getattr(front, "keywords", {})
 
     def function(*args: Any, name: str | None = None, attr: dict | None = None, **kwargs: Any) -> Any:
-        name = name or auto_name(op.name.lower().lstrip("_"))
+        written = front.__name__ if legacy and (front.__name__ == op.name or front.__name__ in op.aliases) \
+            else json_name(op)
+        name = name or auto_name(name_hint(written))
         if not op.variadic:
             given = set(positional[:len(args)]) | {renames.get(k, k) for k in kwargs}
             for slot, input_name in enumerate(op.inputs):
@@ -521,6 +529,12 @@ def _needs_variable(op: OpDef, input_name: str, kwargs: dict) -> bool:
 
 _BROADCAST_NAMES = {"add": "broadcast_add", "subtract": "broadcast_sub", "multiply": "broadcast_mul",
                     "true_divide": "broadcast_div", "mod": "broadcast_mod", "power": "broadcast_power"}
+# MXNet names the nodes of symbol operators after its internal ops: a + b is _plus0
+_OPERATOR_HINTS = {"add": "_plus", "subtract": "_minus", "multiply": "_mul", "true_divide": "_div",
+                   "mod": "_mod", "power": "_power", "broadcast_equal": "_equal",
+                   "broadcast_not_equal": "_not_equal", "broadcast_greater": "_greater",
+                   "broadcast_greater_equal": "_greater_equal", "broadcast_lesser": "_lesser",
+                   "broadcast_lesser_equal": "_lesser_equal"}
 
 
 def _operator(name: str, lhs: Any, rhs: Any) -> Symbol:
@@ -528,6 +542,8 @@ def _operator(name: str, lhs: Any, rhs: Any) -> Symbol:
     op = get_op(name)
     with building(None, None, legacy=True) as builder:
         builder.json_override = _BROADCAST_NAMES.get(name)
+        if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):  # scalar twins keep their own hint
+            builder.hint = _OPERATOR_HINTS.get(name)
         return builder.invoke(op, [lhs, rhs], None, None)
 
 

@@ -128,12 +128,15 @@ def test_auto_names_of_layers():
     assert fc.list_arguments() == ["data", f"{name}_weight", f"{name}_bias"]
 
 
-@pytest.mark.xfail(strict=True, reason="auto names differ from MXNet's (FORMATS 2.8): a + b is named "
-                   "'add<N>' and a * 2.5 'mul_scalar<N>', MXNet names them '_plus<N>' / '_mulscalar<N>'")
 def test_auto_names_of_operators_match_mxnet():
     a, b = mx.sym.var("a"), mx.sym.var("b")
     assert (a + b).name.startswith("_plus")
     assert (a * 2.5).name.startswith("_mulscalar")
+    with mx.name.NameManager():
+        assert [(a + b).name, (a + b).name, (a * 2.5).name] == ["_plus0", "_plus1", "_mulscalar0"]
+        assert mx.sym.FullyConnected(a, num_hidden=2).name == "fullyconnected0"
+    with mx.name.Prefix("net_"):
+        assert mx.sym.Activation(a, act_type="relu").name == "net_activation0"
 
 
 def test_split_outputs_and_indexing():
