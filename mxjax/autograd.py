@@ -199,7 +199,7 @@ def _record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None,
     outs = wrap_outputs(out, out_cls)
     results = outs if isinstance(outs, tuple) else (outs,)
     entries = tuple(x._ag if i in diff else None for i, x in enumerate(inputs))
-    avals = tuple(jax.ShapeDtypeStruct(r._data.shape, r._data.dtype) for r in results)
+    avals = tuple((r._data.shape, r._data.dtype) for r in results)  # for zero cotangents of unused outputs
     node = _Node(key, fn, tuple(inputs), entries, diff, vjp, avals, isinstance(outs, tuple), name,
                  dynamic=dynamic)
     for i, r in enumerate(results):
@@ -339,7 +339,7 @@ def _run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph
 
 def _node_backward(node: _Node, outs: list) -> tuple:
     """Input cotangents of one node, from its outputs' cotangents (missing ones are zeros)."""
-    outs = [jnp.zeros(a.shape, a.dtype) if c is None else c for c, a in zip(outs, node.out_avals)]
+    outs = [jnp.zeros(*a) if c is None else c for c, a in zip(outs, node.out_avals)]
     if node.custom is not None:
         return node.custom(outs)
     ct = tuple(outs) if node.multi else outs[0]
@@ -381,7 +381,7 @@ def _grad_fn(node: _Node) -> Callable:
 
 def _recorded_backward(node: _Node, outs: list) -> tuple:
     """Input cotangents computed as a recorded op, so they can be differentiated again."""
-    outs = [type(node.inputs[node.diff[0]])._wrap(jnp.zeros(a.shape, a.dtype)) if c is None else c
+    outs = [type(node.inputs[node.diff[0]])._wrap(jnp.zeros(*a)) if c is None else c
             for c, a in zip(outs, node.out_avals)]
     if node.custom is not None:
         return node.custom(outs)
@@ -399,7 +399,8 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, tra
         if leaf.grad_req == "null" or leaf.grad is None:
             continue
         buffer = leaf.grad
-        value = value.astype(buffer._data.dtype)
+        if value.dtype != buffer._data.dtype:
+            value = value.astype(buffer._data.dtype)
         buffer._set_data(value if leaf.grad_req == "write" else buffer._data + value)
 
 
@@ -524,7 +525,7 @@ class Function:
             return tuple(g if is_recording() else (g.to_jax() if isinstance(g, NDArray) else jnp.asarray(g))
                          for g in picked)
 
-        avals = tuple(jax.ShapeDtypeStruct(r.shape, r._data.dtype) for r in results)
+        avals = tuple((r.shape, r._data.dtype) for r in results)
         entries = tuple(x._ag if i in diff else None for i, x in enumerate(inputs))
         node = _Node(None, None, tuple(inputs), entries, diff, True, avals, len(results) > 1,
                      type(self).__name__, custom=custom)
