@@ -22,7 +22,7 @@ import jax
 from . import _config, _ir, _rng
 from ._ir import Node, topo_order
 from .base import MXNetError
-from .ndarray import LAZY, NDArray, reset_handler, set_handler, wrap_outputs
+from .ndarray import LAZY, NDArray, _default_class, infer_outputs, reset_handler, set_handler, wrap_outputs
 from .operator import OpDef
 from .operator.naming import json_name, op_for_json_name, scalar_twin
 
@@ -106,20 +106,13 @@ class _Recorder:
         if op.needs_key:
             _keys[node] = _rng.next_key()
         clean = {k: v for k, v in params.items() if k != CONSTANTS}
-        out_cls = out_cls or _ir_default_class()
+        out_cls = out_cls or _default_class()
         if op.dynamic_shape:  # the output shape needs the values: compute now
             outs = _evaluate(node)
             results = wrap_outputs(outs if len(outs) > 1 else outs[0], out_cls)
         else:
             key_aval = [jax.ShapeDtypeStruct((2,), "uint32")] if op.needs_key else []
-            try:
-                structs = op.eval_shape(*key_aval, *avals, **clean)
-            except MXNetError:
-                raise
-            except Exception as err:
-                from .ndarray import op_error
-                raise op_error(op, inputs, clean, err) from None
-            results = wrap_outputs(structs, out_cls)
+            results = wrap_outputs(infer_outputs(op, [*key_aval, *avals], clean, inputs), out_cls)
         outs = results if isinstance(results, tuple) else (results,)
         node.num_outputs = len(outs)
         for i, r in enumerate(outs):
@@ -133,11 +126,6 @@ class _Recorder:
             raise MXNetError(
                 "deferred compute: in-place operations (x[...] = v, x += v, out=) on arrays recorded by "
                 "deferred compute are not supported; compute a new array instead")
-
-
-def _ir_default_class() -> type:
-    from .ndarray import _default_class
-    return _default_class()
 
 
 def _entry_of(x: NDArray) -> tuple:

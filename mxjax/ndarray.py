@@ -97,13 +97,7 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
             x.to_jax()
         return invoke_eager(op, [x.detach() if isinstance(x, NDArray) else x for x in inputs], params, out_cls)
     avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x for x in inputs]
-    try:
-        structs = op.eval_shape(*avals, **(params or {}))
-    except MXNetError:
-        raise
-    except Exception as err:
-        raise op_error(op, inputs, params, err) from None
-    outs = wrap_outputs(structs, out_cls)
+    outs = wrap_outputs(infer_outputs(op, avals, params, inputs), out_cls)
     results = outs if isinstance(outs, tuple) else (outs,)
     for r in results:
         r._var = _engine.new_variable()
@@ -123,6 +117,16 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
     read_vars = list({id(x.engine_var): x.engine_var for x in arrays}.values())
     _engine.push_sync(run, const_vars=read_vars, mutate_vars=[r._var for r in results], name=op.name)
     return outs
+
+
+def infer_outputs(op: OpDef, avals: Sequence[Any], params: dict | None, inputs: Sequence[Any]) -> Any:
+    """The op's output ShapeDtypeStructs, with errors named after the op and its inputs."""
+    try:
+        return op.eval_shape(*avals, **(params or {}))
+    except MXNetError:
+        raise
+    except Exception as err:
+        raise op_error(op, inputs, params, err) from None
 
 
 def wrap_outputs(out: Any, cls: type) -> Any:

@@ -14,7 +14,8 @@ from ..operator.legacy import legacy_op_name
 from . import numpy as np  # noqa: F401
 from .executor import Executor
 from .from_jax import from_jax
-from .symbol import Group, Symbol, Variable, fromjson, load, load_json, symbol_function, var
+from ._json import fromjson, load, load_json
+from .symbol import Group, Symbol, Variable, symbol_function, var
 
 __all__ = ["Symbol", "Executor", "var", "Variable", "Group", "load", "fromjson", "load_json", "np", "from_jax"]
 

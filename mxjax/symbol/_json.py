@@ -99,3 +99,17 @@ def _add_missing_aux_inputs(nodes: list[Node]) -> None:
             name = op.inputs[slot]
             legacy = {"moving_mean": "moving_mean", "moving_var": "moving_var"}.get(name, name)
             node.inputs.append((Node("null", f"{node.name}_{legacy}", attrs=dict(node.attrs)), 0))
+
+
+def fromjson(json: str) -> Symbol:
+    """A Symbol from MXNet symbol JSON text (``mx.sym.fromjson`` / ``load_json``)."""
+    return symbol_from_json(json)
+
+
+load_json = fromjson
+
+
+def load(fname: str) -> Symbol:
+    """A Symbol from a ``*-symbol.json`` file."""
+    with open(fname, encoding="utf-8") as f:
+        return symbol_from_json(f.read())

@@ -14,6 +14,7 @@ import numpy as onp
 
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, decode_attr, normalize_dtype
+from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
 from .interpret import CONSTANTS, call_params, node_op
 
 Aval = jax.ShapeDtypeStruct
@@ -79,8 +80,6 @@ def variable_aval(node: Node, shape: Any = None, dtype: Any = None) -> Aval | No
 
 
 def _dtype_attr(text: str) -> Any:
-    from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
-
     value = decode_attr(text)
     return FLAG_TO_DTYPE.get(value, None) if isinstance(value, int) else value
 

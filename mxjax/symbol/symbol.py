@@ -22,12 +22,14 @@ from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
 from ..device import Device, current_device
 from ..ndarray import reset_handler, set_handler
 from ..operator import OpDef, get_op
+from ..serialization import DTYPE_TO_FLAG
 from . import infer
+from .executor import Executor, allocate_and_bind
 from ._hints import apply_init_hints
 from ..operator.naming import json_name, scalar_twin
 from .interpret import CONSTANTS, graph_function, node_op
 
-__all__ = ["Symbol", "var", "Variable", "Group", "fromjson", "load_json", "load", "symbol_function"]
+__all__ = ["Symbol", "var", "Variable", "Group", "symbol_function"]
 
 
 class Symbol:
@@ -311,7 +313,6 @@ class Symbol:
              grad_req: Any = "write", aux_states: Any = None, group2ctx: Any = None,
              shared_exec: Any = None) -> Any:
         """An ``Executor`` over the given argument (and gradient, auxiliary) arrays."""
-        from .executor import Executor
         return Executor(self, ctx or current_device(), args, args_grad, grad_req, aux_states)
 
     _bind = bind
@@ -320,7 +321,6 @@ class Symbol:
                     stype_dict: Any = None, group2ctx: Any = None, shared_arg_names: Any = None,
                     shared_exec: Any = None, shared_buffer: Any = None, **shapes: Any) -> Any:
         """Allocate zero arrays of the inferred shapes and bind them."""
-        from .executor import allocate_and_bind
         return allocate_and_bind(self, ctx or current_device(), grad_req, type_dict or {}, shapes)
 
     def eval(self, ctx: Device | None = None, **kwargs: Any) -> list:
@@ -392,7 +392,6 @@ def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float |
     if wd_mult is not None:
         attrs["__wd_mult__"] = encode_attr(float(wd_mult))
     if dtype is not None:
-        from ..serialization import DTYPE_TO_FLAG
         attrs["__dtype__"] = str(DTYPE_TO_FLAG[normalize_dtype(dtype)])
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
@@ -413,19 +412,6 @@ def Group(symbols: list[Symbol]) -> Symbol:  # noqa: N802  (MXNet's name)
     if not symbols or not all(isinstance(s, Symbol) for s in symbols):
         raise MXNetValueError("Group: expected a non-empty list of Symbols")
     return Symbol([e for s in symbols for e in s._outputs])
-
-
-def fromjson(json: str) -> Symbol:
-    from ._json import symbol_from_json
-    return symbol_from_json(json)
-
-
-load_json = fromjson
-
-
-def load(fname: str) -> Symbol:
-    with open(fname, encoding="utf-8") as f:
-        return fromjson(f.read())
 
 
 # ----------------------------------------------------------------------------- building nodes
