@@ -180,8 +180,11 @@ def set_variable(arrays: Any, variables: Any) -> None:
             recorder.variables.append(node)
 
 
-def get_symbol(outputs: Any, sym_cls: type | None = None) -> Any:
-    """The recorded computation of ``outputs`` as a Symbol (a copy of the graph)."""
+def get_symbol(outputs: Any, sym_cls: type | None = None, check_inputs: bool = True) -> Any:
+    """The recorded computation of ``outputs`` as a Symbol (a copy of the graph).
+
+    ``check_inputs=False`` allows variables that no output uses (Gluon's unused parameters).
+    """
     single = isinstance(outputs, NDArray)
     outputs = [outputs] if single else list(outputs)
     entries = []
@@ -196,7 +199,7 @@ def get_symbol(outputs: Any, sym_cls: type | None = None) -> Any:
                 "get_symbol: an output depends on an array that was not given a variable; call "
                 "set_variable(array, mx.sym.var(name)) for every input before using it")
     recorder = _active.get()
-    if recorder is not None:
+    if recorder is not None and check_inputs:
         used = {id(n) for n in nodes}
         unused = [n.name for n in recorder.variables if id(n) not in used]
         if unused:

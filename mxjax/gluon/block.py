@@ -1,0 +1,352 @@
+"""Gluon ``Block`` (children, parameters, hooks, save/load) and ``HybridBlock`` (hybridize into XLA).
+
+``HybridBlock.hybridize()`` makes the block trace its ``forward`` under deferred
+compute into a Symbol the first time it sees an input signature, then run that
+graph as one ``jax.jit`` program.  Under ``autograd.record()`` a hybridized call
+is ONE tape node whose VJP is compiled with it; BatchNorm's running statistics
+come back from the same program and are written into their parameters.
+"""
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any, Callable, Iterator
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from .. import _config, _deferred_compute as dc
+from .. import _rng, autograd
+from ..base import MXNetError, MXNetValueError
+from ..device import Device
+from ..ndarray import NDArray, np_class
+from ..symbol import Symbol, var
+from ..symbol.interpret import graph_function
+from .parameter import DeferredInitializationError, Parameter
+
+__all__ = ["Block", "HybridBlock"]
+
+
+class Block:
+    """The base of every Gluon layer and model: owns child blocks and parameters."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_children", OrderedDict())
+        object.__setattr__(self, "_reg_params", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_forward_pre_hooks", [])
+
+    # -- registration (MXNet's attribute-assignment API) -------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            self._reg_params[name] = value
+        object.__setattr__(self, name, value)
+
+    def register_child(self, block: "Block", name: str | None = None) -> None:
+        """Add a child block (named by its attribute, or by its position for Sequential)."""
+        if "_children" not in self.__dict__:
+            raise MXNetError(f"{type(self).__name__}: call super().__init__() before assigning children")
+        self._children[name if name is not None else str(len(self._children))] = block
+
+    def register_forward_hook(self, hook: Callable) -> Any:
+        self._forward_hooks.append(hook)
+        return _HookHandle(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook: Callable) -> Any:
+        self._forward_pre_hooks.append(hook)
+        return _HookHandle(self._forward_pre_hooks, hook)
+
+    # -- parameters -------------------------------------------------------------------------
+    def _collect(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        for name, param in self._reg_params.items():
+            yield prefix + name, param
+        for child_name, child in self._children.items():
+            yield from child._collect(f"{prefix}{child_name}.")
+
+    def collect_params(self, select: str | None = None) -> dict[str, Parameter]:
+        """Parameters by structural name (``0.weight``, ``features.1.bias``), optionally regex-selected."""
+        out: dict[str, Parameter] = OrderedDict()
+        seen: set[int] = set()
+        pattern = re.compile(select) if select else None
+        for name, param in self._collect():
+            if id(param) in seen or (pattern is not None and not pattern.match(name)):
+                continue
+            seen.add(id(param))
+            out[name] = param
+        return out
+
+    def initialize(self, init: Any = None, device: Device | None = None, verbose: bool = False,
+                   force_reinit: bool = False, ctx: Device | None = None) -> None:
+        """Initialize every parameter (deferred for those whose shape waits for the first input)."""
+        from .. import initializer
+        default = init if init is not None else initializer.Uniform()
+        for param in self.collect_params().values():
+            param.initialize(None, device or ctx, default_init=default, force_reinit=force_reinit)
+
+    def zero_grad(self) -> None:
+        for param in self.collect_params().values():
+            param.zero_grad()
+
+    def apply(self, fn: Callable[["Block"], Any]) -> "Block":
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def share_parameters(self, shared: dict[str, Parameter]) -> "Block":
+        """Use the given parameters (by structural name) instead of this block's own."""
+        for name, param in shared.items():
+            owner, attr = self._owner_of(name)
+            if attr not in owner._reg_params:
+                raise MXNetValueError(f"share_parameters: {type(self).__name__} has no parameter {name!r}")
+            owner._reg_params[attr] = param
+            object.__setattr__(owner, attr, param)
+        return self
+
+    def _owner_of(self, name: str) -> tuple["Block", str]:
+        *path, attr = name.split(".")
+        block: Block = self
+        for part in path:
+            if part not in block._children:
+                raise MXNetValueError(f"{type(self).__name__} has no child {part!r} (in {name!r})")
+            block = block._children[part]
+        return block, attr
+
+    def cast(self, dtype: Any) -> None:
+        for child in self._children.values():
+            child.cast(dtype)
+        for param in self._reg_params.values():
+            param.cast(dtype)
+
+    def reset_device(self, device: Device) -> None:
+        for param in self.collect_params().values():
+            param.reset_device(device)
+
+    reset_ctx = reset_device
+
+    # -- saving and loading ------------------------------------------------------------------
+    def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
+        """Save by structural name (``0.weight``) in MXNet's ``.params`` format (NumPy-mode v3 records)."""
+        from ..nd import save
+        arrays = {}
+        seen: set[int] = set()
+        for name, param in self._collect():
+            if deduplicate and id(param) in seen:
+                continue
+            seen.add(id(param))
+            arrays[name] = param.data()
+        save(filename, arrays)
+
+    def load_parameters(self, filename: str, device: Device | None = None, allow_missing: bool = False,
+                        ignore_extra: bool = False, cast_dtype: bool = False, dtype_source: str = "current",
+                        ctx: Device | None = None) -> None:
+        """Load a ``save_parameters`` (or ``export``: ``arg:``/``aux:``) file into this block's parameters."""
+        from ..nd import load
+        loaded = load(filename)
+        if not isinstance(loaded, dict):
+            raise MXNetError(f"load_parameters: {filename} holds an unnamed list of arrays, not parameters")
+        loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
+        params = self.collect_params()
+        missing = [n for n in params if n not in loaded]
+        if missing and not allow_missing:
+            raise MXNetError(f"load_parameters: {filename} has no values for parameters {missing} of "
+                             f"{type(self).__name__}; pass allow_missing=True to keep their current values")
+        extra = [n for n in loaded if n not in params]
+        if extra and not ignore_extra:
+            raise MXNetError(f"load_parameters: {filename} has values for {extra}, which "
+                             f"{type(self).__name__} does not have; pass ignore_extra=True to skip them")
+        for name, param in params.items():
+            if name not in loaded:
+                continue
+            value = loaded[name]
+            if param.shape is not None and all(d > 0 for d in param.shape) and tuple(param.shape) != value.shape:
+                raise MXNetError(f"load_parameters: parameter {name!r} of {type(self).__name__} has shape "
+                                 f"{param.shape}, the file has {value.shape}")
+            if cast_dtype and dtype_source == "current":
+                value = value.astype(param.dtype)
+            elif cast_dtype:
+                param.dtype = onp.dtype(value.dtype)
+            param.set_data(value)
+
+    # -- calling ----------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for hook in self._forward_pre_hooks:
+            hook(self, args)
+        try:
+            out = self._call(*args, **kwargs)
+        except DeferredInitializationError:
+            self._finish_deferred(*args)
+            out = self._call(*args, **kwargs)
+        for hook in self._forward_hooks:
+            hook(self, args, out)
+        return out
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    def _finish_deferred(self, *args: Any) -> None:
+        self.infer_shape(*args)
+        for param in self._reg_params.values():
+            param._finish_deferred_init()
+
+    def infer_shape(self, *args: Any) -> None:
+        """Fill in unknown parameter shapes from the inputs (layers with deferred shapes override this)."""
+        raise MXNetError(f"{type(self).__name__} has parameters of unknown shape and no infer_shape(); "
+                         "give the parameters full shapes (e.g. in_units=...)")
+
+    def forward(self, *args: Any) -> Any:
+        raise MXNetError(f"{type(self).__name__} must define forward(self, *args)")
+
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
+        """Hybridize every HybridBlock child (a plain Block itself stays imperative)."""
+        for child in self._children.values():
+            child.hybridize(active, **kwargs)
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__}("]
+        for name, child in self._children.items():
+            lines.append("  (" + name + "): " + repr(child).replace("\n", "\n  "))
+        return "\n".join(lines) + "\n)" if self._children else f"{type(self).__name__}()"
+
+
+class _HookHandle:
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def detach(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class HybridBlock(Block):
+    """A block whose ``forward`` uses only ``mx.np``/``mx.npx`` ops, so it can be compiled.
+
+    ``hybridize()``: the first call per input signature traces ``forward`` into a
+    Symbol (deferred compute) and compiles it with ``jax.jit``; later calls run the
+    compiled program.  ``hybridize(active=False)`` goes back to imperative calls.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        object.__setattr__(self, "_active", False)
+        object.__setattr__(self, "_flags", {})
+        object.__setattr__(self, "_cache", {})
+
+    def hybridize(self, active: bool = True, static_alloc: bool = False, static_shape: bool = False,
+                  **kwargs: Any) -> None:
+        object.__setattr__(self, "_active", bool(active))
+        object.__setattr__(self, "_flags", dict(static_alloc=static_alloc, static_shape=static_shape, **kwargs))
+        object.__setattr__(self, "_cache", {})  # re-hybridizing rebuilds
+        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._active or dc.is_deferred_compute() or kwargs:
+            return self._forward_compat(*args, **kwargs)
+        return self._call_cached(*args)
+
+    def _forward_compat(self, *args: Any, **kwargs: Any) -> Any:
+        """``forward``; or MXNet 1.x's ``hybrid_forward(F, x, *params)`` with F the imperative namespace."""
+        if type(self).forward is HybridBlock.forward and hasattr(self, "hybrid_forward"):
+            from .. import numpy as np_namespace, nd
+            F = np_namespace if _config.is_np_array() else nd  # noqa: N806  (MXNet's name)
+            params = {name: p.data() for name, p in self._reg_params.items()}
+            return self.hybrid_forward(F, *args, **params, **kwargs)
+        return self.forward(*args, **kwargs)
+
+    # -- the cached op -------------------------------------------------------------------------
+    def _call_cached(self, *args: Any) -> Any:
+        arrays = [a if isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
+        training = _config.is_training()
+        key = (tuple((a.shape, onp.dtype(a.dtype).name) for a in arrays), training)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache[key] = self._build(arrays, training)
+        symbol, params, compiled, aux_targets, n_out, multi = entry
+        values = [p.data() for p in params]
+        rng = _rng.next_key() if self._needs_key(symbol) else None
+        inputs = [*arrays, *values]
+        if autograd.is_recording() and any(x._ag is not None for x in inputs):
+            # ONE tape node: the compiled program with its compiled VJP (the key rides along as an input)
+            results = autograd._record(("hybrid", id(self), key), lambda *a: compiled(a[:-1], a[-1]),
+                                       [*inputs, rng], None, type(self).__name__)
+        else:
+            results = tuple(np_class()._wrap(o) for o in compiled(tuple(x.to_jax() for x in inputs), rng))
+        results = results if isinstance(results, tuple) else (results,)
+        outs, updates = results[:n_out], results[n_out:]
+        for param, value in zip(aux_targets, updates):
+            param.data()._set_data(value.to_jax())
+        return outs if multi else outs[0]
+
+    @staticmethod
+    def _needs_key(symbol: Symbol) -> bool:
+        from ..symbol.interpret import node_op
+        return any(not n.is_variable and node_op(n).needs_key for n in symbol._nodes())
+
+    def _build(self, arrays: list[NDArray], training: bool) -> tuple:
+        """Trace ``forward`` into a Symbol and compile it (one entry of the cached op)."""
+        try:  # deferred-shape parameters get their shapes from an imperative first call
+            for p in self.collect_params().values():
+                p._check()
+        except DeferredInitializationError:
+            with autograd.pause(training):
+                self._forward_compat(*arrays)
+        named = self.collect_params()  # structural names, relative to this block
+        params = list(named.values())
+        names = [f"data{i}" if len(arrays) > 1 else "data" for i in range(len(arrays))]
+        param_names = {id(p): name for name, p in named.items()}
+        values = [p.data() for p in params]
+        with autograd.pause(training), dc.context():
+            dc.set_variable(arrays, [var(n) for n in names])
+            dc.set_variable(values, [var(param_names[id(p)]) for p in params])
+            out = self._forward_compat(*arrays)
+            multi = isinstance(out, (tuple, list))
+            outs = list(out) if multi else [out]
+            for i, o in enumerate(outs):
+                if not isinstance(o, NDArray):
+                    raise MXNetError(f"{type(self).__name__}.forward returned {type(o).__name__} as output {i}; "
+                                     "a hybridized forward must return arrays")
+            symbol = dc.get_symbol(outs, check_inputs=False)  # unused parameters are fine in Gluon
+        dc.clear(arrays + values)
+        by_name = {param_names[id(p)]: p for p in params}
+        graph_params = [by_name[n] for n in symbol.list_inputs() if n in by_name]
+        fn = graph_function(symbol._outputs, training)
+        input_names = names + [param_names[id(p)] for p in graph_params]
+        aux_names = symbol.list_auxiliary_states()
+        aux_targets = [by_name[n] for n in aux_names if n in by_name] if training else []
+
+        def run(flat: tuple, rng: Any) -> tuple:
+            outs_, updates = fn(dict(zip(input_names, flat)), rng)
+            return tuple(outs_) + tuple(updates[n] for n in aux_names if n in updates and training)
+
+        compiled = jax.jit(run)
+        if training:  # keep only the aux targets the program actually updates
+            probe = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays + [p.data() for p in graph_params]]
+            key = jax.ShapeDtypeStruct((2,), jnp.uint32)
+            n_updates = len(jax.eval_shape(run, tuple(probe), key)) - len(outs)
+            aux_targets = aux_targets[:n_updates]
+        return symbol, graph_params, compiled, aux_targets, len(outs), multi
+
+    # -- export --------------------------------------------------------------------------------
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> tuple[str, str]:
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), as MXNet does."""
+        if not self._cache:
+            raise MXNetError(f"{type(self).__name__}.export: call hybridize() and run a forward pass first")
+        symbol = next(iter(self._cache.values()))[0]
+        symbol_file, params_file = f"{path}-symbol.json", f"{path}-{epoch:04d}.params"
+        symbol.save(symbol_file)
+        by_name = self.collect_params()
+        aux = set(symbol.list_auxiliary_states())
+        arrays = {}
+        for name in symbol.list_inputs():
+            if name in by_name:
+                arrays[("aux:" if name in aux else "arg:") + name] = by_name[name].data()
+        from ..nd import save
+        save(params_file, arrays)
+        return symbol_file, params_file
+
+    def forward(self, *args: Any) -> Any:
+        raise MXNetError(f"{type(self).__name__} must define forward(self, *args)")
+

@@ -1,0 +1,224 @@
+"""Gluon ``Parameter`` and ``Constant``: a named array with its gradient, initializer and multipliers.
+
+A parameter whose shape is not fully known (``Dense(10)`` before it sees data:
+weight ``(10, 0)``) defers its initialization; the block that owns it fills in
+the shape from the first input (``infer_shape``) and the initializer runs then.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as onp
+
+from ..base import MXNetError, MXNetValueError, normalize_dtype
+from ..device import Device, current_device
+from ..ndarray import NDArray, np_class
+
+__all__ = ["Parameter", "Constant", "DeferredInitializationError"]
+
+
+class DeferredInitializationError(MXNetError):
+    """The parameter's shape is not known yet: it is initialized on the block's first forward."""
+
+
+def _known(shape: tuple | None) -> bool:
+    return shape is not None and all(int(d) > 0 for d in shape)
+
+
+class Parameter:
+    """A block's learnable (or fixed) array.
+
+    ``shape`` may contain 0 or -1 for dimensions inferred from the first input;
+    ``grad_req`` is 'write', 'add' or 'null'; ``lr_mult``/``wd_mult`` scale the
+    optimizer's learning rate and weight decay for this parameter.
+    """
+
+    def __init__(self, name: str = "weight", grad_req: str = "write", shape: Any = None, dtype: Any = onp.float32,
+                 lr_mult: float = 1.0, wd_mult: float = 1.0, init: Any = None, allow_deferred_init: bool = False,
+                 differentiable: bool = True, stype: str = "default", grad_stype: str = "default") -> None:
+        self._name = name
+        self._shape = None if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+        self.dtype = normalize_dtype(dtype) or onp.dtype(onp.float32)
+        self.lr_mult, self.wd_mult = float(lr_mult), float(wd_mult)
+        self.init = init
+        self.allow_deferred_init = allow_deferred_init
+        self._differentiable = differentiable
+        if stype != "default" or grad_stype != "default":
+            raise MXNetValueError(f"Parameter {name!r}: only dense ('default') storage is supported")
+        self._grad_req = "null" if not differentiable else grad_req
+        self._data: NDArray | None = None
+        self._deferred: tuple | None = None   # (init, device, default_init) waiting for the shape
+
+    # -- identity -----------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"Parameter {self.name} (shape={self.shape}, dtype={onp.dtype(self.dtype).name})"
+
+    @property
+    def shape(self) -> tuple | None:
+        return self._shape
+
+    @shape.setter
+    def shape(self, new_shape: Any) -> None:
+        new_shape = tuple(new_shape)
+        if self._shape is not None:
+            if len(new_shape) != len(self._shape) or any(
+                    old > 0 and old != new for old, new in zip(self._shape, new_shape)):
+                raise MXNetValueError(f"Parameter {self.name!r}: shape {new_shape} is inconsistent with the "
+                                      f"declared shape {self._shape}")
+        self._shape = new_shape
+
+    @property
+    def grad_req(self) -> str:
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req: str) -> None:
+        if req not in ("write", "add", "null"):
+            raise MXNetValueError(f"Parameter {self.name!r}: grad_req must be 'write', 'add' or 'null', got {req!r}")
+        if not self._differentiable:
+            req = "null"
+        self._grad_req = req
+        if self._data is not None:
+            self._attach(self._data)
+
+    # -- initialization -------------------------------------------------------------
+    def initialize(self, init: Any = None, device: Device | None = None, default_init: Any = None,
+                   force_reinit: bool = False) -> None:
+        """Allocate and fill the array (deferred until the shape is known when it has unknown dims)."""
+        from .. import initializer  # a sibling layer; imported here to keep gluon importable on its own
+        if self._data is not None and not force_reinit:
+            return
+        default_init = default_init if default_init is not None else initializer.Uniform()
+        if not _known(self._shape):
+            if not self.allow_deferred_init and self._shape is None:
+                raise MXNetError(f"Parameter {self.name!r} has no shape; give it one or allow deferred init")
+            self._deferred = (init, device, default_init)
+            return
+        self._init_now(init, device, default_init)
+
+    def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
+        from .. import initializer
+        device = device[0] if isinstance(device, (list, tuple)) else device
+        array = np_class()._wrap(jnp.zeros(self._shape, self.dtype))
+        if device is not None and device != current_device():
+            array = array.to_device(device)
+        chosen = self.init if self.init is not None else init
+        desc = initializer.InitDesc(self.name, {"__init__": _init_attr(chosen)} if chosen is not None else None,
+                                    global_init=default_init)
+        initializer.create(chosen if chosen is not None else default_init)(desc, array)
+        self._deferred = None
+        self._attach(array)
+
+    def _finish_deferred_init(self) -> None:
+        if self._deferred is None or self._data is not None:
+            return
+        if not _known(self._shape):
+            raise DeferredInitializationError(
+                f"Parameter {self.name!r} has unknown shape {self._shape}; run a forward pass first")
+        self._init_now(*self._deferred)
+
+    def _attach(self, array: NDArray) -> None:
+        self._data = array
+        if self._grad_req != "null":
+            array.attach_grad(self._grad_req)
+        elif array._ag is not None:
+            array._ag = None
+
+    # -- access ---------------------------------------------------------------------
+    def _check(self) -> NDArray:
+        if self._data is None:
+            if self._deferred is not None:
+                raise DeferredInitializationError(
+                    f"Parameter {self.name!r} has not been initialized yet because its shape {self._shape} is "
+                    "not known; it is initialized on the block's first forward pass")
+            raise MXNetError(f"Parameter {self.name!r} has not been initialized. Call block.initialize() (or "
+                             "param.initialize()) before using it")
+        return self._data
+
+    def data(self, device: Device | None = None) -> NDArray:
+        """The parameter's array (on ``device`` if given)."""
+        data = self._check()
+        return data if device is None or device == data.device else data.to_device(device)
+
+    def list_data(self) -> list[NDArray]:
+        return [self._check()]
+
+    def grad(self, device: Device | None = None) -> NDArray:
+        data = self._check()
+        if data.grad is None:
+            raise MXNetError(f"Parameter {self.name!r} has no gradient: its grad_req is 'null'")
+        return data.grad
+
+    def list_grad(self) -> list[NDArray]:
+        return [self.grad()]
+
+    def list_device(self) -> list[Device]:
+        return [self._check().device]
+
+    list_ctx = list_device
+
+    def set_data(self, data: Any) -> None:
+        """Replace the values (shape must match; a deferred parameter takes the data's shape)."""
+        values = data.to_jax() if isinstance(data, NDArray) else jnp.asarray(data)
+        if self._data is None:
+            self.shape = tuple(values.shape)
+            self._deferred = None
+            self._attach(np_class()._wrap(jnp.asarray(values, self.dtype)))
+            return
+        if tuple(values.shape) != self._data.shape:
+            raise MXNetValueError(f"Parameter {self.name!r}: set_data with shape {tuple(values.shape)}, "
+                                  f"expected {self._data.shape}")
+        self._data._set_data(jnp.asarray(values, self._data.dtype))
+
+    def zero_grad(self) -> None:
+        if self._data is not None and self._data.grad is not None:
+            grad = self._data.grad
+            grad._set_data(jnp.zeros_like(grad.to_jax()))
+
+    def cast(self, dtype: Any) -> None:
+        """Change the dtype of the values (and of the gradient)."""
+        self.dtype = normalize_dtype(dtype)
+        if self._data is not None:
+            self._attach(np_class()._wrap(self._data.to_jax().astype(self.dtype)))
+
+    def reset_device(self, device: Device) -> None:
+        if self._data is not None:
+            self._attach(self._data.to_device(device))
+        elif self._deferred is not None:
+            self._deferred = (self._deferred[0], device, self._deferred[2])
+
+    reset_ctx = reset_device
+
+    def var(self) -> Any:
+        """This parameter as a symbol variable (name, shape, dtype, multipliers, initializer)."""
+        from .. import symbol
+        return symbol.var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
+                          wd_mult=self.wd_mult, init=_init_attr(self.init) if self.init is not None else None)
+
+
+def _init_attr(init: Any) -> str:
+    return init if isinstance(init, str) else init.dumps()
+
+
+class Constant(Parameter):
+    """A parameter that never changes (grad_req 'null'), initialized to the given value."""
+
+    def __init__(self, value: Any, name: str = "const") -> None:
+        values = value.asnumpy() if isinstance(value, NDArray) else onp.asarray(value)
+        super().__init__(name=name, grad_req="null", shape=values.shape, dtype=values.dtype,
+                         differentiable=False)
+        self._value = values
+
+    def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
+        self._attach(np_class()._wrap(jnp.asarray(self._value)))
+
+    @Parameter.grad_req.setter  # type: ignore[attr-defined]
+    def grad_req(self, req: str) -> None:
+        if req != "null":
+            raise MXNetValueError(f"Constant {self.name!r} cannot have a gradient (grad_req must be 'null')")
+
