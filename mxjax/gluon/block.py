@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import _config, _deferred_compute as dc
-from .. import _rng, autograd
+from .. import _rng, autograd, initializer
 from ..base import MXNetError, MXNetValueError
 from ..device import Device
 from ..ndarray import NDArray, np_class
@@ -81,7 +81,6 @@ class Block:
     def initialize(self, init: Any = None, device: Device | None = None, verbose: bool = False,
                    force_reinit: bool = False, ctx: Device | None = None) -> None:
         """Initialize every parameter (deferred for those whose shape waits for the first input)."""
-        from .. import initializer
         default = init if init is not None else initializer.Uniform()
         for param in self.collect_params().values():
             param.initialize(None, device or ctx, default_init=default, force_reinit=force_reinit)

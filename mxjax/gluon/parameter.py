@@ -11,6 +11,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device, current_device
 from ..ndarray import NDArray, np_class
@@ -90,7 +91,6 @@ class Parameter:
     def initialize(self, init: Any = None, device: Device | None = None, default_init: Any = None,
                    force_reinit: bool = False) -> None:
         """Allocate and fill the array (deferred until the shape is known when it has unknown dims)."""
-        from .. import initializer  # a sibling layer; imported here to keep gluon importable on its own
         if self._data is not None and not force_reinit:
             return
         default_init = default_init if default_init is not None else initializer.Uniform()
@@ -102,15 +102,16 @@ class Parameter:
         self._init_now(init, device, default_init)
 
     def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
-        from .. import initializer
         device = device[0] if isinstance(device, (list, tuple)) else device
         array = np_class()._wrap(jnp.zeros(self._shape, self.dtype))
         if device is not None and device != current_device():
             array = array.to_device(device)
         chosen = self.init if self.init is not None else init
-        desc = initializer.InitDesc(self.name, {"__init__": _init_attr(chosen)} if chosen is not None else None,
+        # as MXNet: the parameter's own initializer rides in the __init__ attribute, which wins over
+        # the name-based dispatch of the default initializer
+        desc = initializer.InitDesc(self.name, {"__init__": chosen} if chosen is not None else None,
                                     global_init=default_init)
-        initializer.create(chosen if chosen is not None else default_init)(desc, array)
+        initializer.create(default_init)(desc, array)
         self._deferred = None
         self._attach(array)
 
@@ -196,13 +197,12 @@ class Parameter:
 
     def var(self) -> Any:
         """This parameter as a symbol variable (name, shape, dtype, multipliers, initializer)."""
-        from .. import symbol
         return symbol.var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
                           wd_mult=self.wd_mult, init=_init_attr(self.init) if self.init is not None else None)
 
 
 def _init_attr(init: Any) -> str:
-    return init if isinstance(init, str) else init.dumps()
+    return init if isinstance(init, str) else getattr(init, "dumps", lambda: type(init).__name__.lower())()
 
 
 class Constant(Parameter):

@@ -1,0 +1,271 @@
+"""optax GradientTransformations for the MXNet update rules optax does not express exactly.
+
+Every transformation here returns the *delta* to add to the weight (``w_new = w + u``),
+like optax's built-ins followed by ``optax.scale(-lr)``.  Learning rates and weight
+decays may be traced scalars (the fused update passes them as jit inputs, so a changing
+learning rate does not recompile).  Each comment says why the optax built-in differs.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+
+def chain(*txs: optax.GradientTransformation | None) -> optax.GradientTransformation:
+    """``optax.chain`` whose state keeps only the stateful links (None / the one state / a tuple).
+
+    MXNet's states are ``None`` (plain SGD), one array (SGD momentum) or a short tuple,
+    and gluon's ``Trainer.save_states`` pickles them; optax.chain would pad them with
+    ``EmptyState()`` entries for every stateless link (scale, clip, weight decay).
+    """
+    txs = tuple(t for t in txs if t is not None)
+
+    def stateful(params: Any) -> list[bool]:
+        return [bool(jax.tree.leaves(jax.eval_shape(t.init, params))) for t in txs]
+
+    def pack(states: list) -> Any:
+        if not states:
+            return None
+        return states[0] if len(states) == 1 else tuple(states)
+
+    def init_fn(params: Any) -> Any:
+        return pack([s for s in (t.init(params) for t in txs) if jax.tree.leaves(s)])
+
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+        flags = stateful(updates if params is None else params)
+        n = sum(flags)
+        given = [] if n == 0 else [state] if n == 1 else list(state)
+        new_states, it = [], iter(given)
+        for t, has_state in zip(txs, flags):
+            s = next(it) if has_state else t.init(params)
+            updates, s = t.update(updates, s, params)
+            if has_state:
+                new_states.append(s)
+        return updates, pack(new_states)
+
+    return optax.GradientTransformation(init_fn, update_fn)
+
+
+def start_count(tx: optax.GradientTransformation, start: int) -> optax.GradientTransformation:
+    """Start the step counter of ``tx``'s state at ``start``: MXNet's ``begin_num_update``
+    also offsets the per-weight count ``t`` used by bias corrections."""
+    if not start:
+        return tx
+
+    def init_fn(params: Any) -> Any:
+        state = tx.init(params)
+        return state._replace(count=jnp.asarray(start, jnp.int32))
+
+    return optax.GradientTransformation(init_fn, tx.update)
+
+
+def preprocess(rescale_grad: Any, clip_gradient: float | None) -> optax.GradientTransformation:
+    """MXNet's gradient preprocessing: ``clip(rescale_grad * grad, -c, c)``.
+
+    MXNet's kernels clip only for ``clip_gradient > 0`` (Python passes it when truthy).
+    """
+    if clip_gradient is not None and clip_gradient > 0:
+        return chain(optax.scale(rescale_grad), optax.clip(clip_gradient))
+    return optax.scale(rescale_grad)
+
+
+def _zeros(params: Any) -> Any:
+    return jax.tree.map(jnp.zeros_like, params)
+
+
+def heavy_ball(learning_rate: Any, momentum: float) -> optax.GradientTransformation:
+    """MXNet's momentum: ``mom = momentum * mom - lr * g``; the delta is ``mom``.
+
+    optax.trace accumulates ``g`` and scales by ``-lr`` afterwards: the same weights only
+    while ``lr`` is constant; MXNet's buffer already holds lr-scaled steps, so a learning
+    rate schedule changes new steps only (and the state equals MXNet's ``mom``).
+    """
+    def update_fn(updates: Any, mom: Any, params: Any = None) -> tuple[Any, Any]:
+        mom = jax.tree.map(lambda g, m: momentum * m - learning_rate * g, updates, mom)
+        return mom, mom
+
+    return optax.GradientTransformation(_zeros, update_fn)
+
+
+def nesterov(learning_rate: Any, momentum: float) -> optax.GradientTransformation:
+    """MXNet's NAG: ``mom = momentum * mom - lr * g``; delta ``momentum * mom - lr * g``.
+
+    optax.sgd(nesterov=True) matches only for a constant learning rate (see heavy_ball).
+    """
+    def update_fn(updates: Any, mom: Any, params: Any = None) -> tuple[Any, Any]:
+        mom = jax.tree.map(lambda g, m: momentum * m - learning_rate * g, updates, mom)
+        delta = jax.tree.map(lambda g, m: momentum * m - learning_rate * g, updates, mom)
+        return delta, mom
+
+    return optax.GradientTransformation(_zeros, update_fn)
+
+
+class AdamState(NamedTuple):
+    """MXNet's Adam/AdamW state (mean, var) plus the per-weight update count ``t``."""
+    mean: Any
+    var: Any
+    count: Any
+
+
+def _adam_init(params: Any) -> AdamState:
+    return AdamState(_zeros(params), _zeros(params), jnp.zeros([], jnp.int32))
+
+
+def _moments(updates: Any, state: AdamState, beta1: float, beta2: float) -> tuple[Any, Any, Any]:
+    mean = optax.tree.update_moment(updates, state.mean, beta1, 1)
+    var = optax.tree.update_moment_per_elem_norm(updates, state.var, beta2, 2)
+    return mean, var, optax.safe_increment(state.count)
+
+
+def _bias_corrected_lr(learning_rate: Any, beta1: float, beta2: float, t: Any) -> Any:
+    t = t.astype(jnp.result_type(learning_rate))
+    return learning_rate * jnp.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t)
+
+
+def mx_adam(learning_rate: Any, beta1: float, beta2: float, epsilon: float) -> optax.GradientTransformation:
+    """MXNet's Adam: ``w -= lr * sqrt(1-beta2^t)/(1-beta1^t) * m / (sqrt(v) + eps)``.
+
+    optax.adam adds ``eps`` to ``sqrt(v_hat)`` (the bias-corrected variance); MXNet puts the
+    bias correction into the learning rate, so its ``eps`` meets the uncorrected ``sqrt(v)``:
+    equal to optax with ``eps / sqrt(1-beta2^t)``, a step-dependent epsilon optax lacks.
+    """
+    def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
+        mean, var, t = _moments(updates, state, beta1, beta2)
+        lr = _bias_corrected_lr(learning_rate, beta1, beta2, t)
+        delta = jax.tree.map(lambda m, v: -lr * m / (jnp.sqrt(v) + epsilon), mean, var)
+        return delta, AdamState(mean, var, t)
+
+    return optax.GradientTransformation(_adam_init, update_fn)
+
+
+def mx_adamw(learning_rate: Any, weight_decay: Any, beta1: float, beta2: float, epsilon: float,
+             correct_bias: bool) -> optax.GradientTransformation:
+    """MXNet 2's AdamW (``adamw_update`` with ``lr=1, eta=lr_t``):
+    ``w -= eta * (m / (sqrt(v) + eps) + wd * w)``, ``eta = lr * sqrt(1-beta2^t)/(1-beta1^t)``.
+
+    optax.adamw scales the decay by the plain learning rate and adds ``eps`` to
+    ``sqrt(v_hat)``; MXNet's decay is scaled by the bias-corrected ``eta`` too.
+    """
+    def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
+        mean, var, t = _moments(updates, state, beta1, beta2)
+        eta = _bias_corrected_lr(learning_rate, beta1, beta2, t) if correct_bias else learning_rate
+        delta = jax.tree.map(lambda m, v, w: -eta * (m / (jnp.sqrt(v) + epsilon) + weight_decay * w),
+                             mean, var, params)
+        return delta, AdamState(mean, var, t)
+
+    return optax.GradientTransformation(_adam_init, update_fn)
+
+
+class MomentsState(NamedTuple):
+    """LAMB's (mean, var) without bias correction."""
+    mean: Any
+    var: Any
+
+
+def scale_by_moments(beta1: float, beta2: float, epsilon: float) -> optax.GradientTransformation:
+    """``m / (sqrt(v) + eps)`` without bias correction (LAMB ``bias_correction=False``);
+    optax.scale_by_adam always bias-corrects."""
+    def init_fn(params: Any) -> MomentsState:
+        return MomentsState(_zeros(params), _zeros(params))
+
+    def update_fn(updates: Any, state: MomentsState, params: Any = None) -> tuple[Any, MomentsState]:
+        mean = optax.tree.update_moment(updates, state.mean, beta1, 1)
+        var = optax.tree.update_moment_per_elem_norm(updates, state.var, beta2, 2)
+        return jax.tree.map(lambda m, v: m / (jnp.sqrt(v) + epsilon), mean, var), MomentsState(mean, var)
+
+    return optax.GradientTransformation(init_fn, update_fn)
+
+
+def bounded_trust_ratio(lower_bound: float | None, upper_bound: float | None) -> optax.GradientTransformation:
+    """LAMB's trust ratio with MXNet's bounds on the weight norm: ``r1 = clip(|w|, lower, upper)``,
+    ``u *= r1 / |u|`` (1 where that ratio is 0, inf or NaN); optax's has no bounds."""
+    def update_fn(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        def scale(u: Any, w: Any) -> Any:
+            r1 = jnp.linalg.norm(w.ravel())
+            if lower_bound:
+                r1 = jnp.maximum(r1, lower_bound)
+            if upper_bound:
+                r1 = jnp.minimum(r1, upper_bound)
+            ratio = r1 / jnp.linalg.norm(u.ravel())
+            return u * jnp.where(jnp.isfinite(ratio) & (ratio != 0), ratio, 1.0).astype(u.dtype)
+        return jax.tree.map(scale, updates, params), state
+
+    return optax.GradientTransformation(optax.init_empty_state, update_fn)
+
+
+def lars_scale(eta: float, epsilon: float, weight_decay: Any, rescale_grad: Any,
+               clip_gradient: float | None, apply: bool) -> optax.GradientTransformation:
+    """MXNet's LARS gradient: ``lars * (clip(rescale * g) + wd * w)`` with
+    ``lars = eta * |w| / (|rescale * g| + wd * |w| + eps)`` from the *unclipped* gradient
+    (1 where ``|w|`` or ``|g|`` is 0, and for names ending in gamma/beta/bias: ``apply``).
+
+    optax.lars takes the ratio ``|w| / |g + wd * w|`` after weight decay, not MXNet's sum of norms.
+    """
+    pre = chain(preprocess(rescale_grad, clip_gradient), optax.add_decayed_weights(weight_decay))
+
+    def update_fn(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        def factor(g: Any, w: Any) -> Any:
+            w_norm = jnp.linalg.norm(w.astype(jnp.float32).ravel())
+            g_norm = jnp.linalg.norm((g.astype(jnp.float32) * rescale_grad).ravel())
+            lars = eta * w_norm / (g_norm + weight_decay * w_norm + epsilon)
+            ok = (w_norm > 0) & (g_norm > 0) & jnp.isfinite(w_norm / g_norm)
+            return jnp.where(ok, lars, 1.0).astype(g.dtype)
+
+        factors = jax.tree.map(factor, updates, params) if apply else None
+        updates, _ = pre.update(updates, None, params)
+        if factors is not None:
+            updates = jax.tree.map(lambda f, g: f * g, factors, updates)
+        return updates, state
+
+    return optax.GradientTransformation(optax.init_empty_state, update_fn)
+
+
+class AdaGradState(NamedTuple):
+    history: Any
+
+
+def mx_adagrad(learning_rate: Any, epsilon: float) -> optax.GradientTransformation:
+    """MXNet's AdaGrad: ``history += g^2; w -= lr * g / (sqrt(history) + eps)``.
+
+    optax.adagrad starts the history at 0.1 and puts ``eps`` inside the square root.
+    """
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+        history = jax.tree.map(lambda h, g: h + jnp.square(g), state.history, updates)
+        delta = jax.tree.map(lambda g, h: -learning_rate * g / (jnp.sqrt(h) + epsilon), updates, history)
+        return delta, AdaGradState(history)
+
+    return optax.GradientTransformation(lambda p: AdaGradState(_zeros(p)), update_fn)
+
+
+class FtrlState(NamedTuple):
+    z: Any
+    n: Any
+
+
+def mx_ftrl(learning_rate: Any, weight_decay: Any, lamda1: float, beta: float) -> optax.GradientTransformation:
+    """MXNet's FTRL-proximal (optax has none); the new weight is a closed form of (z, n)::
+
+        z += g - (sqrt(n + g^2) - sqrt(n)) * w / lr;  n += g^2
+        w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
+    """
+    def update_fn(updates: Any, state: FtrlState, params: Any) -> tuple[Any, FtrlState]:
+        tm = jax.tree.map
+        n = tm(lambda n, g: n + jnp.square(g), state.n, updates)
+        z = tm(lambda z, g, n0, n1, w: z + g - (jnp.sqrt(n1) - jnp.sqrt(n0)) / learning_rate * w,
+               state.z, updates, state.n, n, params)
+        delta = tm(lambda z, n, w: -jnp.sign(z) * jnp.maximum(jnp.abs(z) - lamda1, 0)
+                   / ((beta + jnp.sqrt(n)) / learning_rate + weight_decay) - w, z, n, params)
+        return delta, FtrlState(z, n)
+
+    return optax.GradientTransformation(lambda p: FtrlState(_zeros(p), _zeros(p)), update_fn)
+
+
+def clip_weights(bound: float) -> optax.GradientTransformation:
+    """RMSProp's ``clip_weights``: the updated weight is clipped to ``[-bound, bound]``."""
+    def update_fn(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        return jax.tree.map(lambda u, w: jnp.clip(w + u, -bound, bound) - w, updates, params), state
+
+    return optax.GradientTransformation(optax.init_empty_state, update_fn)

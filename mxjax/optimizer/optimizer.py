@@ -1,0 +1,368 @@
+"""The Optimizer base class: MXNet 2's bookkeeping (learning rates, multipliers, update counts)
+around optax transformations, and one fused, jitted update of all parameters."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+import optax
+
+from ..base import MXNetTypeError, MXNetValueError
+from ..ndarray import NDArray
+
+__all__ = ["Optimizer", "create", "register"]
+
+
+def _is_nd(x: Any) -> bool:
+    return isinstance(x, NDArray)
+
+
+class Optimizer:
+    """The base class of all optimizers (MXNet 2's ``mx.optimizer.Optimizer``).
+
+    Each optimizer is an optax ``GradientTransformation`` (``transformation()``); ``update``
+    applies it to lists of NDArrays in place, through ``update_all``: one compiled call that
+    updates every parameter and donates the old weight/state buffers.
+
+    ``learning_rate=None`` takes the scheduler's ``base_lr`` (0.01 without a scheduler);
+    a given ``learning_rate`` overwrites the scheduler's ``base_lr`` as in MXNet.
+    ``clip_gradient`` clips elementwise to ``[-c, c]`` after ``rescale_grad`` (only when
+    ``c > 0``, as MXNet's kernels do).  Per-parameter multipliers come, in this order, from
+    ``param_dict[index].lr_mult``/``wd_mult`` (gluon Parameters), ``set_lr_mult``/
+    ``set_wd_mult`` by index, then by name through ``param_idx2name`` (or the ``__lr_mult__``/
+    ``__wd_mult__`` attributes of ``sym``).  Unlike MXNet 1.x, MXNet 2 gives every parameter
+    ``wd_mult`` 1 by default: biases and norm gamma/beta are NOT excluded from weight decay
+    by name; set their ``wd_mult`` (or ``Parameter.wd_mult``) to 0 to exclude them.
+    ``aggregate_num``/``use_fused_step`` are accepted for compatibility: all updates are fused.
+    """
+
+    opt_registry: dict[str, type] = {}
+    _hyper: tuple[str, ...] = ()  # static hyper-parameter names: changing one recompiles
+
+    def __init__(self, rescale_grad: float = 1.0, param_idx2name: dict | None = None, wd: float = 0.0,
+                 clip_gradient: float | None = None, learning_rate: float | None = None,
+                 lr_scheduler: Any = None, sym: Any = None, begin_num_update: int = 0,
+                 multi_precision: bool = False, param_dict: dict | None = None,
+                 aggregate_num: int | None = None, use_fused_step: bool | None = None, **kwargs: Any):
+        if kwargs:
+            raise MXNetTypeError(f"{type(self).__name__}: unexpected keyword argument(s) "
+                                 f"{', '.join(sorted(kwargs))}")
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None and lr_scheduler.base_lr != learning_rate:
+            warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                          "``learning_rate`` in optimizer.", UserWarning, stacklevel=2)
+            lr_scheduler.base_lr = learning_rate
+        self.wd = wd
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._all_index_update_counts: dict[int, dict] = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 1 if aggregate_num is None else aggregate_num
+        self.use_fused_step = True if use_fused_step is None else use_fused_step
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise MXNetTypeError("Optimizer: param_idx2name should be a dict of param indexes to names, "
+                                 f"got {type(param_idx2name).__name__}")
+        self.idx2name = param_idx2name.copy()
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        self.param_dict = param_dict if param_dict else {}
+        self._compiled: dict = {}
+        self.lr_mult: dict = {}
+        self.wd_mult: dict = {}
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # -- registry --------------------------------------------------------------------
+    @staticmethod
+    def register(klass: type) -> type:
+        """Register an optimizer class under its lower-cased class name (for ``create``)."""
+        if not isinstance(klass, type):
+            raise MXNetTypeError(f"register: expected an Optimizer class, got {type(klass).__name__}")
+        name = klass.__name__.lower()
+        old = Optimizer.opt_registry.get(name)
+        if old is not None and old is not klass:
+            warnings.warn(f"WARNING: New optimizer {klass.__module__}.{klass.__name__} is overriding existing "
+                          f"optimizer {old.__module__}.{old.__name__}", stacklevel=2)
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name: str, **kwargs: Any) -> "Optimizer":
+        """Instantiate the optimizer registered under ``name`` (case-insensitive)."""
+        klass = Optimizer.opt_registry.get(str(name).lower())
+        if klass is None:
+            raise MXNetValueError(f"Cannot find optimizer {name!r}; registered optimizers: "
+                                  f"{', '.join(sorted(Optimizer.opt_registry))}")
+        return klass(**kwargs)
+
+    # -- learning rate and multipliers ----------------------------------------------------
+    @property
+    def learning_rate(self) -> float:
+        """The current learning rate: the scheduler's value at ``num_update`` when one is set."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def set_learning_rate(self, lr: float) -> None:
+        """Set the learning rate; MXNet raises (a UserWarning) when a scheduler owns it."""
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
+                              "set_learning_rate can mutate the value of the learning rate of the "
+                              "optimizer only when the LRScheduler of the optimizer is undefined.")
+        self.lr = lr
+
+    def set_lr_mult(self, args_lr_mult: dict) -> None:
+        """Per-parameter learning-rate multipliers, keyed by index or name (replaces earlier ones)."""
+        self.lr_mult = self._mults_from_sym("__lr_mult__")
+        self.lr_mult.update(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult: dict) -> None:
+        """Per-parameter weight-decay multipliers, keyed by index or name (default 1 for all)."""
+        self.wd_mult = self._mults_from_sym("__wd_mult__")
+        self.wd_mult.update(args_wd_mult)
+
+    def _mults_from_sym(self, key: str) -> dict:
+        out = {}
+        if self.sym_info:
+            attr, arg_names = self.sym_info
+            for name in arg_names:
+                if name in attr and key in attr[name]:
+                    out[name] = float(attr[name][key])
+        return out
+
+    def _set_current_device(self, device_id: int) -> None:
+        """Keep separate update counts per device (MXNet's per-device updaters)."""
+        self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})
+
+    _set_current_context = _set_current_device
+
+    def _update_count(self, index: Any) -> None:
+        """Count one more update of each index; ``num_update`` is the largest count."""
+        for idx in index if isinstance(index, (list, tuple)) else [index]:
+            count = self._index_update_count.get(idx, self.begin_num_update) + 1
+            self._index_update_count[idx] = count
+            self.num_update = max(count, self.num_update)
+
+    def _mult(self, index: Any, mults: dict, attr: str) -> float:
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr)
+        if index in mults:
+            return mults[index]
+        if index in self.idx2name:
+            return mults.get(self.idx2name[index], 1.0)
+        return 1.0
+
+    def _get_lrs(self, indices: Sequence) -> list[float]:
+        lr = self.learning_rate
+        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+
+    def _get_wds(self, indices: Sequence) -> list[float]:
+        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+
+    def _get_lr(self, index: Any) -> float:
+        return self._get_lrs([index])[0]
+
+    def _get_wd(self, index: Any) -> float:
+        return self._get_wds([index])[0]
+
+    def prepare_update(self, indices: Sequence) -> tuple[list[float], list[float]]:
+        """Count one update of ``indices`` and return their (learning rates, weight decays):
+        the bookkeeping MXNet does before each step, for callers of ``update_all``."""
+        self._update_count(list(indices))
+        return self._get_lrs(indices), self._get_wds(indices)
+
+    # -- the optax transformation ------------------------------------------------------------
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any,
+               config: Any) -> optax.GradientTransformation:
+        """This optimizer's update for one parameter as an optax transformation giving the delta
+        to add to the weight; ``config`` is ``_param_config(index)``."""
+        raise NotImplementedError(f"{type(self).__name__} does not define an update rule")
+
+    def _param_config(self, index: Any) -> Any:
+        """Static per-parameter information the update rule needs (LARS: skip by name)."""
+        return None
+
+    def transformation(self, lr_mult: float = 1.0, wd_mult: float = 1.0, index: Any = None
+                       ) -> optax.GradientTransformation:
+        """The optax transformation of ONE parameter group with the given multipliers.
+
+        Its updates are the deltas of MXNet's rule (``optax.apply_updates`` gives MXNet's new
+        weight).  The learning rate, weight decay and ``rescale_grad`` are injected
+        hyper-parameters (``state.hyperparams[...]``), so a training loop can change them.
+        """
+        config = self._param_config(index)
+
+        def factory(learning_rate: Any, weight_decay: Any, rescale_grad: Any) -> optax.GradientTransformation:
+            return self._build(learning_rate, weight_decay, rescale_grad, config)
+
+        return optax.inject_hyperparams(factory)(
+            learning_rate=self.learning_rate * lr_mult, weight_decay=self.wd * wd_mult,
+            rescale_grad=self.rescale_grad)
+
+    # -- states ------------------------------------------------------------------------------
+    def create_state(self, index: Any, weight: NDArray) -> Any:
+        """The auxiliary state of ``weight``: None, one NDArray or a tuple of NDArrays
+        (optax-state named tuples), on the weight's device."""
+        data = weight.to_jax()
+        state = self._build(0.0, 0.0, 1.0, self._param_config(index)).init(data)
+        devices = data.devices()
+        cls = type(weight)
+
+        def wrap(x: Any) -> NDArray:
+            x = jnp.asarray(x)
+            if x.devices() != devices:
+                x = jax.device_put(x, next(iter(devices)))
+            return cls._wrap(x)
+
+        return jax.tree.map(wrap, state)
+
+    def create_state_multi_precision(self, index: Any, weight: NDArray) -> Any:
+        """With ``multi_precision`` and a float16 weight: ``(float32 master copy, state)``."""
+        if self.multi_precision and weight.dtype == onp.float16:
+            master = weight.astype(onp.float32)
+            return (master, self.create_state(index, master))
+        if weight.dtype == onp.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow "
+                          "convergence. Consider using multi_precision=True option of the optimizer",
+                          stacklevel=2)
+        return self.create_state(index, weight)
+
+    # -- updates -----------------------------------------------------------------------------
+    def _static_key(self) -> tuple:
+        return (tuple(getattr(self, n) for n in self._hyper), self.clip_gradient, self.multi_precision)
+
+    def _fused(self, configs: tuple, donate: bool) -> Any:
+        key = (self._static_key(), configs, donate)
+        fn = self._compiled.get(key)
+        if fn is None:
+            if len(self._compiled) > 64:  # hyper-parameters changed many times: drop stale programs
+                self._compiled.clear()
+            fn = self._compiled[key] = jax.jit(self._make_fused(configs),
+                                               donate_argnums=(0, 2) if donate else ())
+        return fn
+
+    def _make_fused(self, configs: tuple) -> Any:
+        multi_precision = self.multi_precision
+
+        def fused(weights: list, grads: list, states: list, lrs: Any, wds: Any, rescale: Any) -> tuple:
+            new_weights, new_states = [], []
+            for i, (w, g, s) in enumerate(zip(weights, grads, states)):
+                mp = multi_precision and w.dtype == jnp.float16
+                master, inner = (s[0], s[1]) if mp else (w, s)
+                dt = master.dtype
+                tx = self._build(lrs[i].astype(dt), wds[i].astype(dt), rescale.astype(dt), configs[i])
+                delta, inner_new = tx.update(g.astype(dt), inner, master)
+                master_new = (master + delta).astype(dt)
+                inner_new = jax.tree.map(lambda n, o: n.astype(o.dtype), inner_new, inner)
+                if mp:
+                    new_weights.append(master_new.astype(w.dtype))
+                    new_states.append((master_new, inner_new))
+                else:
+                    new_weights.append(master_new)
+                    new_states.append(inner_new)
+            return new_weights, new_states
+
+        return fused
+
+    def update_all(self, weights: Sequence, grads: Sequence, states: Sequence, lrs: Sequence,
+                   wds: Sequence, indices: Sequence | None = None, donate: bool = True) -> tuple[list, list]:
+        """Update all parameters in ONE compiled call: returns ``(new_weights, new_states)``.
+
+        ``weights``/``grads`` are jax arrays, ``states`` the pytrees of jax arrays mirroring
+        ``create_state``; ``lrs``/``wds`` are the per-parameter values (``prepare_update``).
+        The learning rates, weight decays and ``rescale_grad`` are runtime inputs (no
+        recompilation when they change).  With ``donate`` the old weight and state buffers
+        are donated to the result: the caller must not read them afterwards.
+        """
+        n = len(weights)
+        lengths = {"weights": n, "grads": len(grads), "states": len(states), "lrs": len(lrs), "wds": len(wds)}
+        if indices is not None:
+            lengths["indices"] = len(indices)
+        if len(set(lengths.values())) != 1:
+            raise MXNetValueError(f"{type(self).__name__}.update: the lists differ in length: "
+                                  + ", ".join(f"{k}={v}" for k, v in lengths.items()))
+        for i, (w, g) in enumerate(zip(weights, grads)):
+            if tuple(w.shape) != tuple(g.shape):
+                raise MXNetValueError(f"{type(self).__name__}.update: weight {i} has shape {tuple(w.shape)} "
+                                      f"but its gradient has shape {tuple(g.shape)}")
+        if n == 0:
+            return [], []
+        configs = tuple(self._param_config(i) for i in indices) if indices is not None else (None,) * n
+        if donate:
+            ids = [id(x) for x in jax.tree.leaves((list(weights), list(states), list(grads)))]
+            donate = len(ids) == len(set(ids))  # a buffer given twice cannot be donated
+        fn = self._fused(configs, donate)
+        rescale = self.rescale_grad.to_jax() if _is_nd(self.rescale_grad) else self.rescale_grad
+        try:
+            return fn(list(weights), list(grads), list(states), jnp.asarray(lrs, jnp.float64),
+                      jnp.asarray(wds, jnp.float64), jnp.asarray(rescale, jnp.float64))
+        except (ValueError, TypeError) as err:
+            self._check_states(weights, states, configs)
+            raise err
+
+    def _check_states(self, weights: Sequence, states: Sequence, configs: tuple) -> None:
+        """Name the parameter whose state does not fit this optimizer (e.g. momentum changed to 0)."""
+        for i, (w, s, c) in enumerate(zip(weights, states, configs)):
+            if self.multi_precision and w.dtype == jnp.float16:
+                continue
+            spec = jax.ShapeDtypeStruct(w.shape, w.dtype)
+            expected = jax.eval_shape(self._build(0.0, 0.0, 1.0, c).init, spec)
+            if jax.tree.structure(expected) != jax.tree.structure(s):
+                raise MXNetValueError(
+                    f"{type(self).__name__}.update: the state of parameter {i} does not fit this optimizer: "
+                    f"expected {jax.tree.structure(expected)}, got {jax.tree.structure(s)} "
+                    "(was it created by create_state with the same hyper-parameters?)") from None
+
+    def update(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
+        """Update ``weights`` (and ``states``) in place from ``grads``: MXNet 2 takes lists
+        (a single index/array, MXNet 1.x style, works too)."""
+        if not isinstance(indices, (list, tuple)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        name = type(self).__name__
+        if not (len(indices) == len(weights) == len(grads) == len(states)):
+            raise MXNetValueError(f"{name}.update: indices, weights, grads and states must have the same "
+                                  f"length, got {len(indices)}, {len(weights)}, {len(grads)}, {len(states)}")
+        for i, (w, g) in enumerate(zip(weights, grads)):
+            if not (_is_nd(w) and _is_nd(g)):
+                raise MXNetTypeError(f"{name}.update: weights and grads must be NDArrays, got "
+                                     f"{type(w).__name__} and {type(g).__name__} at position {i}")
+        lrs, wds = self.prepare_update(indices)
+        state_nds = [jax.tree.leaves(s, is_leaf=_is_nd) for s in states]
+        jax_states = [jax.tree.map(lambda x: x.to_jax(), s, is_leaf=_is_nd) for s in states]
+        new_weights, new_states = self.update_all([w.to_jax() for w in weights], [g.to_jax() for g in grads],
+                                                  jax_states, lrs, wds, indices=list(indices))
+        for w, nw in zip(weights, new_weights):
+            w._set_data(nw)
+        for nds, ns in zip(state_nds, new_states):
+            for nd, x in zip(nds, jax.tree.leaves(ns)):
+                nd._set_data(x)
+
+    def update_multi_precision(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
+        """``update`` for states from ``create_state_multi_precision`` (float16 weights are
+        updated through their float32 master copies when ``multi_precision``)."""
+        self.update(indices, weights, grads, states)
+
+    # -- pickling (Trainer.save_states) --------------------------------------------------------
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["param_dict"]  # the Trainer sets it again
+        state["_compiled"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__ = state
+        self.param_dict = {}
+
+
+register = Optimizer.register
+create = Optimizer.create_optimizer

@@ -1,0 +1,67 @@
+"""Updater: an optimizer plus the states of the weights it updates (MXNet's KVStore updater)."""
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import jax
+
+from ..ndarray import NDArray
+from .optimizer import Optimizer
+
+__all__ = ["Updater", "get_updater"]
+
+
+class Updater:
+    """Calls ``optimizer.update`` with per-index states created on first use.
+
+    ``updater(index, grad, weight)`` takes one index or lists; all given weights are
+    updated in one fused call.
+    """
+
+    def __init__(self, optimizer: Optimizer):
+        self.optimizer = optimizer
+        self.states: dict = {}
+        self.states_synced: dict = {}
+        self.aggregate_updates = optimizer.aggregate_num > 1
+
+    def __call__(self, index: Any, grad: Any, weight: Any) -> None:
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if weights:
+            self.optimizer._set_current_device(weights[0].device.device_id)
+        for i, idx in enumerate(indices):
+            if isinstance(idx, bytes):
+                indices[i] = idx = idx.decode()
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
+                self.states_synced[idx] = True
+            elif not self.states_synced[idx]:
+                self.states[idx] = self.sync_state_context(self.states[idx], weights[i].device)
+                self.states_synced[idx] = True
+        self.optimizer.update_multi_precision(indices, weights, grads, [self.states[i] for i in indices])
+
+    def sync_state_context(self, state: Any, device: Any) -> Any:
+        """Move a (loaded) state onto ``device``."""
+        return jax.tree.map(lambda x: x.copyto(device) if x.device != device else x, state,
+                            is_leaf=lambda x: isinstance(x, NDArray))
+
+    def set_states(self, states: bytes) -> None:
+        """Set the states (and maybe the optimizer) from ``get_states``' bytes."""
+        states = pickle.loads(states)
+        if isinstance(states, tuple) and len(states) == 2:
+            self.states, self.optimizer = states
+        else:
+            self.states = states
+        self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def get_states(self, dump_optimizer: bool = False) -> bytes:
+        """Pickle the states (with the optimizer when ``dump_optimizer``)."""
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def get_updater(optimizer: Optimizer) -> Updater:
+    """The updater closure of ``optimizer`` (for KVStore)."""
+    return Updater(optimizer)
