@@ -9,7 +9,7 @@ from .ndarray import NDArray, waitall
 from . import numpy as np
 from . import nd
 from . import numpy_extension as npx
-from . import initializer, name, random
+from . import initializer, lr_scheduler, name, optimizer, random
 from . import initializer as init
 from . import symbol
 from . import symbol as sym
@@ -21,7 +21,7 @@ context = device  # the 1.x module name: mx.context.Context, mx.context.current_
 __version__ = "0.1.0"
 
 __all__ = [
-    "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "init", "initializer", "context", "cpu", "cpu_pinned",
+    "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "init", "initializer", "lr_scheduler", "optimizer", "context", "cpu", "cpu_pinned",
     "current_context", "current_device", "device", "engine", "gluon", "gpu", "nd", "np", "npx", "num_gpus",
     "name", "operator", "random", "sym", "symbol", "viz", "waitall",
 ]
