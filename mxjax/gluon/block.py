@@ -285,7 +285,25 @@ class HybridBlock(Block):
         return any(not n.is_variable and node_op(n).needs_key for n in symbol._nodes())
 
     def _build(self, arrays: list[NDArray], training: bool) -> tuple:
-        """Trace ``forward`` into a Symbol and compile it (one entry of the cached op)."""
+        """One entry of the cached op: the graph of ``forward`` for this signature, compiled."""
+        symbol, data_names, named, multi = self._trace(arrays, training)
+        by_name = dict(named)
+        graph_params = [by_name[n] for n in symbol.list_inputs() if n in by_name]
+        fn = graph_function(symbol._outputs, training)
+        input_names = list(data_names) + [n for n in symbol.list_inputs() if n in by_name]
+        # in training the program also returns the new auxiliary states (BatchNorm's running stats)
+        aux_names = [n for n in symbol.list_auxiliary_states() if n in by_name] if training else []
+        n_out = len(symbol._outputs)
+
+        def run(flat: tuple, rng: Any) -> tuple:
+            values = dict(zip(input_names, flat))
+            outs_, updates = fn(values, rng)
+            return tuple(outs_) + tuple(updates.get(n, values[n]) for n in aux_names)
+
+        return symbol, graph_params, jax.jit(run), [by_name[n] for n in aux_names], n_out, multi
+
+    def _trace(self, arrays: list[NDArray], training: bool) -> tuple:
+        """``forward`` under deferred compute: (Symbol, data input names, [(name, Parameter)], multi-output)."""
         try:  # deferred-shape parameters get their shapes from an imperative first call
             for p in self.collect_params().values():
                 p._check()
@@ -295,11 +313,10 @@ class HybridBlock(Block):
         named = self.collect_params()  # structural names, relative to this block
         params = list(named.values())
         names = [f"data{i}" if len(arrays) > 1 else "data" for i in range(len(arrays))]
-        param_names = {id(p): name for name, p in named.items()}
         values = [p.data() for p in params]
         with autograd.pause(training), dc.context():
             dc.set_variable(arrays, [var(n) for n in names])
-            dc.set_variable(values, [var(param_names[id(p)]) for p in params])
+            dc.set_variable(values, [var(n) for n in named])
             out = self._forward_compat(*arrays)
             multi = isinstance(out, (tuple, list))
             outs = list(out) if multi else [out]
@@ -309,24 +326,7 @@ class HybridBlock(Block):
                                      "a hybridized forward must return arrays")
             symbol = dc.get_symbol(outs, check_inputs=False)  # unused parameters are fine in Gluon
         dc.clear(arrays + values)
-        by_name = {param_names[id(p)]: p for p in params}
-        graph_params = [by_name[n] for n in symbol.list_inputs() if n in by_name]
-        fn = graph_function(symbol._outputs, training)
-        input_names = names + [param_names[id(p)] for p in graph_params]
-        aux_names = symbol.list_auxiliary_states()
-        aux_targets = [by_name[n] for n in aux_names if n in by_name] if training else []
-
-        def run(flat: tuple, rng: Any) -> tuple:
-            outs_, updates = fn(dict(zip(input_names, flat)), rng)
-            return tuple(outs_) + tuple(updates[n] for n in aux_names if n in updates and training)
-
-        compiled = jax.jit(run)
-        if training:  # keep only the aux targets the program actually updates
-            probe = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays + [p.data() for p in graph_params]]
-            key = jax.ShapeDtypeStruct((2,), jnp.uint32)
-            n_updates = len(jax.eval_shape(run, tuple(probe), key)) - len(outs)
-            aux_targets = aux_targets[:n_updates]
-        return symbol, graph_params, compiled, aux_targets, len(outs), multi
+        return symbol, names, list(named.items()), multi
 
     # -- export --------------------------------------------------------------------------------
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> tuple[str, str]:

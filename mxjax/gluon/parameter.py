@@ -106,11 +106,10 @@ class Parameter:
         array = np_class()._wrap(jnp.zeros(self._shape, self.dtype))
         if device is not None and device != current_device():
             array = array.to_device(device)
-        chosen = self.init if self.init is not None else init
-        # as MXNet: the parameter's own initializer rides in the __init__ attribute, which wins over
-        # the name-based dispatch of the default initializer
-        desc = initializer.InitDesc(self.name, {"__init__": chosen} if chosen is not None else None,
-                                    global_init=default_init)
+        # as MXNet 2: the parameter's own initializer, else the given one, else the default, rides in
+        # the __init__ attribute, which wins over the default initializer's name-based dispatch
+        chosen = self.init if self.init is not None else init if init is not None else default_init
+        desc = initializer.InitDesc(self.name, {"__init__": chosen}, global_init=default_init)
         initializer.create(default_init)(desc, array)
         self._deferred = None
         self._attach(array)

@@ -3,5 +3,11 @@ from __future__ import annotations
 
 from .basic_layers import *  # noqa: F401,F403
 from .basic_layers import __all__ as _basic_all
+from .conv_layers import *  # noqa: F401,F403
+from .conv_layers import __all__ as _conv_all
+from .norm_layers import *  # noqa: F401,F403
+from .norm_layers import __all__ as _norm_all
+from .activations import *  # noqa: F401,F403
+from .activations import __all__ as _act_all
 
-__all__ = [*_basic_all]
+__all__ = [*_basic_all, *_conv_all, *_norm_all, *_act_all]

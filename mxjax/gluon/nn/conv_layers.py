@@ -1,0 +1,192 @@
+"""Convolution, transposed-convolution and pooling layers (1-D, 2-D and 3-D) over ``npx`` ops."""
+from __future__ import annotations
+
+from typing import Any
+
+from ... import numpy_extension as npx
+from ...base import MXNetValueError
+from ..block import HybridBlock
+from ..parameter import Parameter
+from .basic_layers import Activation
+
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
+           "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
+           "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
+           "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D"]
+
+
+def _tuple(name: str, value: Any, n: int) -> tuple:
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) != n:
+        raise MXNetValueError(f"{name} must be an int or a tuple of {n} ints, got {value}")
+    return value
+
+
+def _check_rank(block: HybridBlock, x: Any, nspatial: int, layout: str) -> None:
+    # the op would say the same, but without naming the layer the user wrote
+    if x.ndim != nspatial + 2:
+        raise MXNetValueError(f"{type(block).__name__}: input of shape {tuple(x.shape)} must be {nspatial + 2}-D "
+                              f"(layout {layout}: batch, channel and {nspatial} spatial axes)")
+
+
+class _Conv(HybridBlock):
+    """Shared body of Conv*D and Conv*DTranspose: weight ``(out, in/groups, *k)`` (or ``(in, out/groups, *k)``)."""
+
+    _transpose = False
+    _nspatial = 2
+    _layouts: tuple = ()
+
+    def __init__(self, channels: int, kernel_size: Any, strides: Any = 1, padding: Any = 0, dilation: Any = 1,
+                 groups: int = 1, layout: str | None = None, activation: str | None = None, use_bias: bool = True,
+                 weight_initializer: Any = None, bias_initializer: Any = "zeros", in_channels: int = 0,
+                 output_padding: Any = 0, **kwargs: Any) -> None:
+        super().__init__()
+        n = self._nspatial
+        layout = layout or self._layouts[0]
+        if layout not in self._layouts:
+            raise MXNetValueError(f"{type(self).__name__}: layout must be one of {self._layouts}, got {layout!r}")
+        self._channels, self._in_channels, self._groups, self._layout = channels, in_channels, groups, layout
+        self._kernel = _tuple("kernel_size", kernel_size, n)
+        self._strides = _tuple("strides", strides, n)
+        self._padding = _tuple("padding", padding, n)
+        self._dilation = _tuple("dilation", dilation, n)
+        self._adj = _tuple("output_padding", output_padding, n)
+        self._channel_last = layout.endswith("C")
+        self.weight = Parameter("weight", shape=self._weight_shape(in_channels), init=weight_initializer,
+                                allow_deferred_init=True)
+        self.bias = Parameter("bias", shape=(channels,), init=bias_initializer,
+                              allow_deferred_init=True) if use_bias else None
+        self.act = Activation(activation) if activation is not None else None
+
+    def _weight_shape(self, in_channels: int) -> tuple:
+        if self._transpose:
+            first, per_group = in_channels, self._channels // self._groups
+        else:
+            first, per_group = self._channels, (in_channels // self._groups if in_channels else 0)
+        return (first, *self._kernel, per_group) if self._channel_last else (first, per_group, *self._kernel)
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        _check_rank(self, x, self._nspatial, self._layout)
+        channels = x.shape[-1] if self._channel_last else x.shape[1]
+        if channels % self._groups:
+            raise MXNetValueError(f"{type(self).__name__}: groups={self._groups} does not divide the {channels} "
+                                  f"input channels of an input of shape {tuple(x.shape)}")
+        self.weight.shape = self._weight_shape(channels)
+
+    def forward(self, x: Any) -> Any:
+        _check_rank(self, x, self._nspatial, self._layout)
+        bias = self.bias.data() if self.bias is not None else None
+        common = dict(kernel=self._kernel, stride=self._strides, dilate=self._dilation, pad=self._padding,
+                      num_filter=self._channels, num_group=self._groups, no_bias=bias is None,
+                      layout=self._layout)
+        if self._transpose:
+            out = npx.deconvolution(x, self.weight.data(), bias, adj=self._adj, **common)
+        else:
+            out = npx.convolution(x, self.weight.data(), bias, **common)
+        return self.act(out) if self.act is not None else out
+
+    def __repr__(self) -> str:
+        shape = self.weight.shape
+        cin = shape[0] if self._transpose else shape[-1 if self._channel_last else 1] * self._groups
+        return (f"{type(self).__name__}({cin if cin else None} -> {self._channels}, kernel_size={self._kernel}, "
+                f"stride={self._strides})")
+
+
+class Conv1D(_Conv):
+    """1-D convolution over ``(N, C, W)`` data (layout 'NCW' or 'NWC')."""
+    _nspatial, _layouts = 1, ("NCW", "NWC")
+
+
+class Conv2D(_Conv):
+    """2-D convolution over ``(N, C, H, W)`` data (layout 'NCHW' or 'NHWC')."""
+    _nspatial, _layouts = 2, ("NCHW", "NHWC")
+
+
+class Conv3D(_Conv):
+    """3-D convolution over ``(N, C, D, H, W)`` data (layout 'NCDHW' or 'NDHWC')."""
+    _nspatial, _layouts = 3, ("NCDHW", "NDHWC")
+
+
+class Conv1DTranspose(_Conv):
+    """1-D transposed convolution; ``output_padding`` adds to one side of the output."""
+    _nspatial, _layouts, _transpose = 1, ("NCW", "NWC"), True
+
+
+class Conv2DTranspose(_Conv):
+    """2-D transposed convolution; ``output_padding`` adds to one side of the output."""
+    _nspatial, _layouts, _transpose = 2, ("NCHW", "NHWC"), True
+
+
+class Conv3DTranspose(_Conv):
+    """3-D transposed convolution; ``output_padding`` adds to one side of the output."""
+    _nspatial, _layouts, _transpose = 3, ("NCDHW", "NDHWC"), True
+
+
+# -------------------------------------------------------------------- pooling
+
+class _Pooling(HybridBlock):
+    _nspatial = 2
+    _layouts: tuple = ()
+    _pool_type = "max"
+    _global = False
+
+    def __init__(self, pool_size: Any = 2, strides: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 layout: str | None = None, count_include_pad: bool | None = None, **kwargs: Any) -> None:
+        super().__init__()
+        n = self._nspatial
+        layout = layout or self._layouts[0]
+        if layout not in self._layouts:
+            raise MXNetValueError(f"{type(self).__name__}: layout must be one of {self._layouts}, got {layout!r}")
+        self._layout = layout
+        self._kernel = _tuple("pool_size", pool_size, n)
+        self._strides = self._kernel if strides is None else _tuple("strides", strides, n)
+        self._padding = _tuple("padding", padding, n)
+        self._ceil_mode, self._count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, x: Any) -> Any:
+        _check_rank(self, x, self._nspatial, self._layout)
+        params = dict(kernel=(1,) * self._nspatial if self._global else self._kernel, pool_type=self._pool_type,
+                      global_pool=self._global, pooling_convention="full" if self._ceil_mode else "valid",
+                      layout=self._layout)
+        if not self._global:
+            params.update(stride=self._strides, pad=self._padding)
+        if self._pool_type == "avg":
+            params["count_include_pad"] = self._count_include_pad
+        return npx.pooling(x, **params)
+
+    def __repr__(self) -> str:
+        if self._global:
+            return f"{type(self).__name__}(layout={self._layout})"
+        return (f"{type(self).__name__}(size={self._kernel}, stride={self._strides}, padding={self._padding}, "
+                f"ceil_mode={self._ceil_mode})")
+
+
+def _pool_class(name: str, n: int, layouts: tuple, pool_type: str, is_global: bool, doc: str) -> type:
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+        if is_global:
+            _Pooling.__init__(self, layout=args[0] if args else kwargs.get("layout"))
+        elif pool_type == "avg":
+            kwargs.setdefault("count_include_pad", True)
+            _Pooling.__init__(self, *args, **kwargs)
+        else:
+            _Pooling.__init__(self, *args, **kwargs)
+    return type(name, (_Pooling,), {"__init__": __init__, "__doc__": doc, "__module__": __name__,
+                                    "_nspatial": n, "_layouts": layouts, "_pool_type": pool_type,
+                                    "_global": is_global})
+
+
+_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+MaxPool1D = _pool_class("MaxPool1D", 1, _LAYOUTS[1], "max", False, "1-D max pooling (pool_size, strides, ...).")
+MaxPool2D = _pool_class("MaxPool2D", 2, _LAYOUTS[2], "max", False, "2-D max pooling (pool_size, strides, ...).")
+MaxPool3D = _pool_class("MaxPool3D", 3, _LAYOUTS[3], "max", False, "3-D max pooling (pool_size, strides, ...).")
+AvgPool1D = _pool_class("AvgPool1D", 1, _LAYOUTS[1], "avg", False, "1-D average pooling (count_include_pad=True).")
+AvgPool2D = _pool_class("AvgPool2D", 2, _LAYOUTS[2], "avg", False, "2-D average pooling (count_include_pad=True).")
+AvgPool3D = _pool_class("AvgPool3D", 3, _LAYOUTS[3], "avg", False, "3-D average pooling (count_include_pad=True).")
+GlobalMaxPool1D = _pool_class("GlobalMaxPool1D", 1, _LAYOUTS[1], "max", True, "Max over the spatial axis (kept, size 1).")
+GlobalMaxPool2D = _pool_class("GlobalMaxPool2D", 2, _LAYOUTS[2], "max", True, "Max over the spatial axes (kept, size 1).")
+GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, _LAYOUTS[3], "max", True, "Max over the spatial axes (kept, size 1).")
+GlobalAvgPool1D = _pool_class("GlobalAvgPool1D", 1, _LAYOUTS[1], "avg", True, "Mean over the spatial axis (kept, size 1).")
+GlobalAvgPool2D = _pool_class("GlobalAvgPool2D", 2, _LAYOUTS[2], "avg", True, "Mean over the spatial axes (kept, size 1).")
+GlobalAvgPool3D = _pool_class("GlobalAvgPool3D", 3, _LAYOUTS[3], "avg", True, "Mean over the spatial axes (kept, size 1).")
