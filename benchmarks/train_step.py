@@ -1,0 +1,157 @@
+"""One Gluon training step (forward, backward, trainer.step) vs a hand-written jax.jit + optax step.
+
+MLP 784-512-512-10 (batch 128) and, when gluon.nn has conv layers, a small CNN
+(conv3x3x32-relu-pool-conv3x3x64-relu-pool-dense128-dense10, batch 64): mxjax
+imperative, mxjax hybridized and raw JAX, same run; plus the first-call latency
+of hybridize (trace + compile + run) vs jax.jit's first call.  Goals (issue 6):
+hybridized <= 1.10x the JAX step; first call <= 2x jax.jit's.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+import optax
+
+import mxjax as mx
+from mxjax import autograd, gluon
+from mxjax.gluon import nn
+
+
+def mlp() -> nn.HybridSequential:
+    net = nn.HybridSequential()
+    net.add(nn.Dense(512, activation="relu"), nn.Dense(512, activation="relu"), nn.Dense(10))
+    return net
+
+
+def cnn() -> nn.HybridSequential | None:
+    if not hasattr(nn, "Conv2D"):
+        return None
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(32, 3, activation="relu"), nn.MaxPool2D(2), nn.Conv2D(64, 3, activation="relu"),
+            nn.MaxPool2D(2), nn.Dense(128, activation="relu"), nn.Dense(10))
+    return net
+
+
+def jax_apply(layers: list, params: list, x: jax.Array) -> jax.Array:
+    """The same network in plain JAX, from (kind, options) layer descriptions."""
+    i = 0
+    for kind, opts in layers:
+        if kind == "dense":
+            w, b = params[i], params[i + 1]
+            i += 2
+            x = x.reshape(x.shape[0], -1) @ w.T + b
+            if opts:
+                x = jax.nn.relu(x)
+        elif kind == "conv":
+            w, b = params[i], params[i + 1]
+            i += 2
+            x = jax.lax.conv_general_dilated(x, w, (1, 1), "VALID") + b[None, :, None, None]
+            x = jax.nn.relu(x)
+        elif kind == "pool":
+            x = jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+    return x
+
+
+def describe(net: nn.HybridSequential) -> list:
+    layers = []
+    for block in net._children.values():
+        kind = type(block).__name__
+        if kind == "Dense":
+            layers.append(("dense", block.act is not None))
+        elif kind.startswith("Conv"):
+            layers.append(("conv", True))
+        elif "Pool" in kind:
+            layers.append(("pool", None))
+    return layers
+
+
+def loss_fn(out, y):
+    return -jnp.take_along_axis(jax.nn.log_softmax(out), y[:, None], axis=1).mean()
+
+
+def bench(name: str, net: nn.HybridSequential, x_host: onp.ndarray, y_host: onp.ndarray, repeat: int) -> None:
+    x, y = mx.np.array(x_host), mx.np.array(y_host.astype(onp.int32))
+    net.initialize(mx.init.Xavier())
+    net(x)  # shapes
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    batch = x_host.shape[0]
+
+    def mx_step():
+        with autograd.record():
+            out = net(x)
+            loss = -mx.npx.pick(mx.npx.log_softmax(out), y).mean()
+        loss.backward()
+        trainer.step(1)
+        loss.wait_to_read()
+        for p in net.collect_params().values():
+            p.data().wait_to_read()
+
+    layers = describe(net)
+    params = [jnp.asarray(p.data().asnumpy()) for p in net.collect_params().values()]
+    tx = optax.sgd(0.01)
+    state = tx.init(params)
+    jx, jy = jnp.asarray(x_host), jnp.asarray(y_host)
+
+    def step(params, state, xb, yb):
+        loss, grads = jax.value_and_grad(lambda p: loss_fn(jax_apply(layers, p, xb), yb))(params)
+        updates, state = tx.update(grads, state, params)
+        return optax.apply_updates(params, updates), state, loss
+
+    t0 = time.perf_counter()
+    jitted = jax.jit(step, donate_argnums=(0, 1))
+    params, state, _ = jax.block_until_ready(jitted(params, state, jx, jy))
+    jax_first = time.perf_counter() - t0
+
+    def jax_step():
+        nonlocal params, state
+        params, state, loss = jitted(params, state, jx, jy)
+        jax.block_until_ready(loss)
+
+    def best(fn, n):
+        fn()
+        times = []
+        for _ in range(n):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    t_imp = best(mx_step, max(3, repeat // 2))
+    net.hybridize()
+    t0 = time.perf_counter()
+    mx_step()
+    hyb_first = time.perf_counter() - t0
+    t_hyb = best(mx_step, repeat)
+    t_jax = best(jax_step, repeat)
+    print(f"{name} (batch {batch})")
+    print(f"  {'step':<34} {'ms':>8} {'x jax':>7}")
+    for label, t in (("jax.jit + optax (hand-written)", t_jax), ("mxjax imperative", t_imp),
+                     ("mxjax hybridized", t_hyb)):
+        print(f"  {label:<34} {t * 1e3:8.2f} {t / t_jax:7.2f}")
+    print(f"  hybridized / jax = {t_hyb / t_jax:.2f} (goal <= 1.10): {'met' if t_hyb / t_jax <= 1.10 else 'NOT met'}")
+    ratio = hyb_first / jax_first
+    print(f"  first call: hybridize {hyb_first * 1e3:.0f} ms, jax.jit {jax_first * 1e3:.0f} ms, ratio {ratio:.2f} "
+          f"(goal <= 2): {'met' if ratio <= 2 else 'NOT met'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    rng = onp.random.default_rng(0)
+    bench("MLP 784-512-512-10", mlp(), rng.normal(size=(128, 784)).astype(onp.float32),
+          rng.integers(0, 10, size=128), args.repeat)
+    net = cnn()
+    if net is not None:
+        bench("CNN conv32-pool-conv64-pool-dense128-dense10", net,
+              rng.normal(size=(64, 1, 28, 28)).astype(onp.float32), rng.integers(0, 10, size=64), args.repeat)
+    else:
+        print("CNN: gluon.nn has no Conv2D yet; skipped")
+
+
+if __name__ == "__main__":
+    main()
