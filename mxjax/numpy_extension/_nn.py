@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._config import is_training
+from .._deferred_compute import is_deferred_compute
 from .._frontend import make_function, store_out
 from .._rng import next_key
 from ..ndarray import invoke
@@ -123,7 +124,9 @@ def batch_norm(x, gamma, beta, running_mean, running_var, eps=1e-3, momentum=0.9
               "axis": int(axis), "cudnn_off": bool(cudnn_off), "min_calib_range": min_calib_range,
               "max_calib_range": max_calib_range, "_train": training}
     result = invoke(_BATCH_NORM, [x, gamma, beta, running_mean, running_var], params, ndarray)
-    if training and not use_global_stats:
+    # under deferred compute (hybridize's trace) the graph's aux update returns the new statistics and
+    # the cached op writes them back: no in-place write of traced arrays here
+    if training and not use_global_stats and not is_deferred_compute():
         new_mean, new_var = invoke(_MOVING_STATS, [x, running_mean, running_var],
                                    {"momentum": float(momentum), "axis": int(axis)}, ndarray)
         running_mean._assign(new_mean, "batch_norm")

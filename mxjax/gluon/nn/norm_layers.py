@@ -7,18 +7,12 @@ import numpy as onp
 
 from ... import numpy as np
 from ... import numpy_extension as npx
-from ... import _deferred_compute as dc
-from ..._config import is_training
 from ...base import MXNetValueError, normalize_dtype
-from ...ndarray import invoke
-from ...numpy.multiarray import ndarray
-from ...operator import get_op
 from ..block import HybridBlock
 from ..parameter import Parameter
 
 __all__ = ["BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "Embedding"]
 
-_BATCH_NORM = get_op("BatchNorm")
 
 
 def _channel_axis(block: HybridBlock, x: Any, axis: int) -> int:
@@ -80,10 +74,6 @@ class BatchNorm(_ScaleShift):
         inputs = [x, self.gamma.data(), self.beta.data(), self.running_mean.data(), self.running_var.data()]
         params = dict(eps=self._epsilon, momentum=self._momentum, fix_gamma=not self._scale,
                       use_global_stats=self._use_global_stats, axis=self._axis)
-        if dc.is_deferred_compute():
-            # traced for hybridize: the graph's aux update returns the new running statistics (the cached
-            # op writes them back); npx.batch_norm's in-place write is not allowed on traced arrays
-            return invoke(_BATCH_NORM, inputs, {**params, "_train": is_training()}, ndarray)
         return npx.batch_norm(*inputs, **params)
 
 
