@@ -199,6 +199,54 @@ class Block:
     def forward(self, *args: Any) -> Any:
         raise MXNetError(f"{type(self).__name__} must define forward(self, *args)")
 
+    def summary(self, *inputs: Any) -> None:
+        """Print each block's output shape and parameter count for these inputs (MXNet's table)."""
+        rows: list[tuple[str, str, int]] = []
+        handles = []
+        seen: set[int] = set()
+
+        def visit(block: "Block", name: str) -> None:
+            def hook(blk: "Block", args: Any, out: Any) -> None:
+                outs = out if isinstance(out, (tuple, list)) else [out]
+                shapes = ", ".join(str(tuple(o.shape)) for o in outs if isinstance(o, NDArray))
+                count = 0
+                for p in blk._reg_params.values():
+                    if id(p) not in seen and p.shape is not None:
+                        seen.add(id(p))
+                        count += int(onp.prod(p.shape))
+                rows.append((f"{name}({type(blk).__name__})", shapes, count))
+            handles.append(block.register_forward_hook(hook))
+            for child_name, child in block._children.items():
+                visit(child, f"{name}.{child_name}" if name else child_name)
+
+        visit(self, type(self).__name__.lower())
+        flags = [(b, b._active) for b in _hybrid_blocks(self)]
+        try:
+            for block, _ in flags:  # imperatively, so every child's hook fires
+                object.__setattr__(block, "_active", False)
+            with autograd.pause():
+                self(*inputs)
+        finally:
+            for block, active in flags:
+                object.__setattr__(block, "_active", active)
+            for handle in handles:
+                handle.detach()
+        width = max(len(r[0]) for r in rows) + 2
+        line = "-" * (width + 45)
+        print(line)
+        print(f"{'Layer (type)':<{width}}{'Output Shape':<30}{'Param #':>15}")
+        print("=" * (width + 45))
+        print(f"{'Input':<{width}}{', '.join(str(tuple(x.shape)) for x in inputs):<30}{0:>15}")
+        for name, shape, count in rows:
+            print(f"{name:<{width}}{shape:<30}{count:>15}")
+        total = sum(r[2] for r in rows)
+        trainable = sum(int(onp.prod(p.shape)) for p in self.collect_params().values()
+                        if p.grad_req != "null" and p.shape is not None)
+        print("=" * (width + 45))
+        print(f"Parameters in forward computation graph, duplicate included\n   Total params: {total}\n"
+              f"   Trainable params: {trainable}\n   Non-trainable params: {total - trainable}")
+        print(line)
+
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         """Hybridize every HybridBlock child (a plain Block itself stays imperative)."""
         for child in self._children.values():
@@ -209,6 +257,13 @@ class Block:
         for name, child in self._children.items():
             lines.append("  (" + name + "): " + repr(child).replace("\n", "\n  "))
         return "\n".join(lines) + "\n)" if self._children else f"{type(self).__name__}()"
+
+
+def _hybrid_blocks(block: Block) -> list:
+    found = [block] if isinstance(block, HybridBlock) else []
+    for child in block._children.values():
+        found.extend(_hybrid_blocks(child))
+    return found
 
 
 class _HookHandle:

@@ -138,3 +138,13 @@ def test_uninitialized_block_is_a_clear_error():
     net = nn.Dense(3, in_units=5)
     with pytest.raises(mx.MXNetError, match="has not been initialized"):
         net(mx.np.array(X))
+
+
+def test_summary_lists_layers_shapes_and_parameter_counts(capsys):
+    net = _mlp()
+    net.hybridize()
+    net.summary(mx.np.array(X))
+    out = capsys.readouterr().out
+    assert "hybridsequential.0(Dense)" in out and "(4, 8)" in out and "(4, 3)" in out
+    assert f"Total params: {5 * 8 + 8 + 8 * 3 + 3}" in out
+    assert net._active  # hybridization restored after the imperative pass
