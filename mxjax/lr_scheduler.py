@@ -122,7 +122,38 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class _DecayToFinal(LRScheduler):
+    """Warm-up, then a decay from ``base_lr`` to ``final_lr`` over ``max_update - warmup_steps`` updates;
+    subclasses give the curve as ``_fraction(progress in [0, 1])``."""
+
+    def __init__(self, max_update: int, base_lr: float, final_lr: float, warmup_steps: int,
+                 warmup_begin_lr: float, warmup_mode: str):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        name = type(self).__name__
+        if not isinstance(max_update, int):
+            raise MXNetValueError(f"{name}: max_update must be an int, got {max_update!r}")
+        if max_update < 1:
+            raise MXNetValueError(f"{name}: maximum number of updates must be strictly positive, got {max_update}")
+        # MXNet quirk, kept: the decay starts from the base_lr given here, even if an optimizer
+        # later overwrites base_lr
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def _fraction(self, progress: float) -> float:
+        raise MXNetValueError(f"{type(self).__name__} does not define its decay curve")
+
+    def __call__(self, num_update: int) -> float:
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            progress = float(num_update - self.warmup_steps) / float(self.max_steps)
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * self._fraction(progress)
+        return self.base_lr
+
+
+class PolyScheduler(_DecayToFinal):
     """Polynomial decay after the warm-up, reaching ``final_lr`` at ``max_update``::
 
         final_lr + (base_lr - final_lr) * (1 - (num_update - warmup_steps) / (max_update - warmup_steps)) ** pwr
@@ -130,28 +161,14 @@ class PolyScheduler(LRScheduler):
 
     def __init__(self, max_update: int, base_lr: float = 0.01, pwr: float = 2, final_lr: float = 0,
                  warmup_steps: int = 0, warmup_begin_lr: float = 0, warmup_mode: str = "linear"):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int):
-            raise MXNetValueError(f"PolyScheduler: max_update must be an int, got {max_update!r}")
-        if max_update < 1:
-            raise MXNetValueError(f"PolyScheduler: maximum number of updates must be strictly positive, "
-                                  f"got {max_update}")
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
 
-    def __call__(self, num_update: int) -> float:
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                pow(1 - float(num_update - self.warmup_steps) / float(self.max_steps), self.power)
-        return self.base_lr
+    def _fraction(self, progress: float) -> float:
+        return pow(1 - progress, self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayToFinal):
     """Cosine decay after the warm-up, reaching ``final_lr`` at ``max_update``::
 
         final_lr + (base_lr - final_lr) * (1 + cos(pi * (num_update - warmup_steps) / (max_update - warmup_steps))) / 2
@@ -159,21 +176,7 @@ class CosineScheduler(LRScheduler):
 
     def __init__(self, max_update: int, base_lr: float = 0.01, final_lr: float = 0,
                  warmup_steps: int = 0, warmup_begin_lr: float = 0, warmup_mode: str = "linear"):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int):
-            raise MXNetValueError(f"CosineScheduler: max_update must be an int, got {max_update!r}")
-        if max_update < 1:
-            raise MXNetValueError(f"CosineScheduler: maximum number of updates must be strictly positive, "
-                                  f"got {max_update}")
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
 
-    def __call__(self, num_update: int) -> float:
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                (1 + cos(pi * (num_update - self.warmup_steps) / self.max_steps)) / 2
-        return self.base_lr
+    def _fraction(self, progress: float) -> float:
+        return (1 + cos(pi * progress)) / 2
