@@ -19,7 +19,6 @@ from typing import Any, Callable, Iterator, Sequence
 
 import jax
 import jax.numpy as jnp
-import numpy as onp
 
 from . import _config, _ir
 from .base import MXNetError

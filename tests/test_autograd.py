@@ -16,22 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from oracle import close, marked
+
 import mxjax as mx
 from mxjax import autograd as ag
 
 np, npx, nd = mx.np, mx.npx, mx.nd
 
 
-def _var(values, dtype="float64", grad_req="write"):
-    """An mx.np array marked for gradients."""
-    x = np.array(onp.asarray(values), dtype=dtype)
-    x.attach_grad(grad_req)
-    return x
-
-
-def _close(got, want, rtol=1e-7, atol=1e-9):
-    got = got.asnumpy() if hasattr(got, "asnumpy") else onp.asarray(got)
-    onp.testing.assert_allclose(got.astype(onp.float64), onp.asarray(want, onp.float64), rtol=rtol, atol=atol)
+_var, _close = marked, close  # an array marked for gradients; float64 comparison
 
 
 # ----------------------------------------------------------------------------- random compositions vs jax.grad

@@ -10,21 +10,15 @@ import jax.numpy as jnp
 import numpy as onp
 import pytest
 
+from oracle import close, marked
+
 import mxjax as mx
 from mxjax import autograd as ag
 
 np, npx = mx.np, mx.npx
 
 
-def _var(values, dtype="float64", grad_req="write"):
-    x = np.array(onp.asarray(values), dtype=dtype)
-    x.attach_grad(grad_req)
-    return x
-
-
-def _close(got, want, rtol=1e-7, atol=1e-9):
-    got = got.asnumpy() if hasattr(got, "asnumpy") else onp.asarray(got)
-    onp.testing.assert_allclose(got.astype(onp.float64), onp.asarray(want, onp.float64), rtol=rtol, atol=atol)
+_var, _close = marked, close  # an array marked for gradients; float64 comparison
 
 
 _X0 = onp.array([0.3, -0.7, 1.1, 0.5, -1.4])

@@ -21,8 +21,8 @@ from .. import _rng, autograd, initializer
 from ..base import MXNetError, MXNetValueError
 from ..device import Device
 from ..ndarray import NDArray, np_class
-from ..symbol import Symbol, var
-from ..symbol.interpret import graph_function
+from ..symbol import var
+from ..symbol.interpret import graph_function, node_op
 from .parameter import DeferredInitializationError, Parameter
 
 __all__ = ["Block", "HybridBlock"]
@@ -312,16 +312,17 @@ class HybridBlock(Block):
 
     # -- the cached op -------------------------------------------------------------------------
     def _call_cached(self, *args: Any) -> Any:
-        arrays = [a if isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
+        # an omitted optional input (None) is part of the signature: forward sees it as None
+        arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
         training = _config.is_training()
-        key = (tuple((a.shape, onp.dtype(a.dtype).name) for a in arrays), training)
+        key = (tuple(None if a is None else (a.shape, onp.dtype(a.dtype).name) for a in arrays), training)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._build(arrays, training)
-        symbol, params, compiled, aux_targets, n_out, multi = entry
+        symbol, params, compiled, aux_targets, n_out, multi, random = entry
         values = [p.data() for p in params]
-        rng = _rng.next_key() if self._needs_key(symbol) else None
-        inputs = [*arrays, *values]
+        rng = _rng.next_key() if random else None
+        inputs = [*(a for a in arrays if a is not None), *values]
         if autograd.is_recording() and any(x._ag is not None for x in inputs):
             # ONE tape node: the compiled program with its compiled VJP (the key rides along as an input)
             results = autograd._record(("hybrid", id(self), key), lambda *a: compiled(a[:-1], a[-1]),
@@ -333,11 +334,6 @@ class HybridBlock(Block):
         for param, value in zip(aux_targets, updates):
             param.data()._set_data(value.to_jax())
         return outs if multi else outs[0]
-
-    @staticmethod
-    def _needs_key(symbol: Symbol) -> bool:
-        from ..symbol.interpret import node_op
-        return any(not n.is_variable and node_op(n).needs_key for n in symbol._nodes())
 
     def _build(self, arrays: list[NDArray], training: bool) -> tuple:
         """One entry of the cached op: the graph of ``forward`` for this signature, compiled."""
@@ -355,10 +351,14 @@ class HybridBlock(Block):
             outs_, updates = fn(values, rng)
             return tuple(outs_) + tuple(updates.get(n, values[n]) for n in aux_names)
 
-        return symbol, graph_params, jax.jit(run), [by_name[n] for n in aux_names], n_out, multi
+        random = any(not n.is_variable and node_op(n).needs_key for n in symbol._nodes())
+        return symbol, graph_params, jax.jit(run), [by_name[n] for n in aux_names], n_out, multi, random
 
-    def _trace(self, arrays: list[NDArray], training: bool) -> tuple:
-        """``forward`` under deferred compute: (Symbol, data input names, [(name, Parameter)], multi-output)."""
+    def _trace(self, arrays: list[NDArray | None], training: bool) -> tuple:
+        """``forward`` under deferred compute: (Symbol, data input names, [(name, Parameter)], multi-output).
+
+        ``None`` entries are omitted optional inputs: ``forward`` gets None there, the graph no input.
+        """
         try:  # deferred-shape parameters get their shapes from an imperative first call
             for p in self.collect_params().values():
                 p._check()
@@ -367,10 +367,11 @@ class HybridBlock(Block):
                 self._forward_compat(*arrays)
         named = self.collect_params()  # structural names, relative to this block
         params = list(named.values())
-        names = [f"data{i}" if len(arrays) > 1 else "data" for i in range(len(arrays))]
+        present = [a for a in arrays if a is not None]
+        names = [f"data{i}" if len(arrays) > 1 else "data" for i, a in enumerate(arrays) if a is not None]
         values = [p.data() for p in params]
         with autograd.pause(training), dc.context():
-            dc.set_variable(arrays, [var(n) for n in names])
+            dc.set_variable(present, [var(n) for n in names])
             dc.set_variable(values, [var(n) for n in named])
             out = self._forward_compat(*arrays)
             multi = isinstance(out, (tuple, list))
@@ -380,7 +381,7 @@ class HybridBlock(Block):
                     raise MXNetError(f"{type(self).__name__}.forward returned {type(o).__name__} as output {i}; "
                                      "a hybridized forward must return arrays")
             symbol = dc.get_symbol(outs, check_inputs=False)  # unused parameters are fine in Gluon
-        dc.clear(arrays + values)
+        dc.clear(present + values)
         return symbol, names, list(named.items()), multi
 
     # -- export --------------------------------------------------------------------------------

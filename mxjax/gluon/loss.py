@@ -58,16 +58,6 @@ class Loss(HybridBlock):
         self._weight = weight
         self._batch_axis = batch_axis
 
-    def _call(self, *args: Any, **kwargs: Any) -> Any:
-        # the cached op takes arrays only: omitted optional inputs (None) are dropped, and a None
-        # in the middle (e.g. CTC's pred_lengths=None, label_lengths=x) runs imperatively
-        args = list(args)
-        while args and args[-1] is None:
-            args.pop()
-        if any(a is None for a in args):
-            return self._forward_compat(*args, **kwargs)
-        return super()._call(*args, **kwargs)
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 

@@ -130,14 +130,19 @@ def _fill_inputs(node: Node, op: Any, ins: list, avals: dict) -> list:
     return ins
 
 
-def _node_outputs(node: Node, op: Any, ins: list) -> list:
+def _op_args(node: Node, op: Any, ins: list) -> tuple[list, dict]:
+    """The op's call arguments for input avals: constants back in their slots, a key aval first."""
     params = call_params(node, op, False)
-    constants = params.pop(CONSTANTS, ())
     args = list(ins)
-    for slot, value in constants:
+    for slot, value in params.pop(CONSTANTS, ()):
         args.insert(slot, value)
     if op.needs_key:
         args.insert(0, Aval((2,), onp.dtype(onp.uint32)))
+    return args, params
+
+
+def _node_outputs(node: Node, op: Any, ins: list) -> list:
+    args, params = _op_args(node, op, ins)
     try:
         out = op.eval_shape(*args, **params)
     except MXNetError as err:
@@ -184,14 +189,8 @@ def propagate_dtypes(outputs: list[Entry], dtypes: dict[str, Any]) -> dict[tuple
 
 def _probe_dtypes(node: Node, op: Any, dtypes: list) -> list | None:
     """Output dtypes from the op itself, evaluated on small stand-in shapes (None if none fits)."""
-    params = call_params(node, op, False)
-    constants = params.pop(CONSTANTS, ())
     for rank in (1, 2, 4, 3):
-        args: list = [Aval((2,) * rank, t) for t in dtypes]
-        for slot, value in constants:
-            args.insert(slot, value)
-        if op.needs_key:
-            args.insert(0, Aval((2,), onp.dtype(onp.uint32)))
+        args, params = _op_args(node, op, [Aval((2,) * rank, t) for t in dtypes])
         try:
             out = op.eval_shape(*args, **params)
         except Exception:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import copy as _copy
-import itertools
 from typing import Any, Callable, Iterator
 
 import jax

@@ -5,25 +5,17 @@ imperative ops under autograd, and the outputs MXNet 1.9.1 computed for the fixt
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import jax
 import jax.extend
 import jax.numpy as jnp
 import numpy as onp
 import pytest
+from oracle import fixture
 
 import mxjax as mx
 from mxjax.base import MXNetError, MXNetValueError
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "formats" / "fixtures"
-
-
-def _fixture(*parts: str) -> Path:
-    path = FIXTURES.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"fixture {path} is missing")
-    return path
+_fixture = fixture  # shared/formats/fixtures/<parts>, skipped when missing
 
 
 RNG = onp.random.default_rng(0)

@@ -7,21 +7,14 @@ from __future__ import annotations
 
 import json
 import warnings
-from pathlib import Path
 
 import pytest
+from oracle import fixture
 
 import mxjax as mx
 from mxjax.base import MXNetError
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "formats" / "fixtures"
-
-
-def _fixture(*parts: str) -> Path:
-    path = FIXTURES.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"fixture {path} is missing")
-    return path
+_fixture = fixture  # shared/formats/fixtures/<parts>, skipped when missing
 
 
 def _entries(entries: list) -> list:

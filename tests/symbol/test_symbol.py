@@ -7,22 +7,15 @@ fixture ``multi_output-symbol.json`` with its ``*.expected.json``.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as onp
 import pytest
+from oracle import fixture
 
 import mxjax as mx
 from mxjax.base import MXNetError, MXNetValueError
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "formats" / "fixtures"
-
-
-def _fixture(*parts: str) -> Path:
-    path = FIXTURES.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"fixture {path} is missing")
-    return path
+_fixture = fixture  # shared/formats/fixtures/<parts>, skipped when missing
 
 
 def _ops(sym) -> list[tuple[str, str, dict]]:
