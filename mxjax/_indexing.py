@@ -33,7 +33,8 @@ def split_key(key: Any, data_of: Any) -> tuple[tuple, list, bool]:
         elif k is Ellipsis:
             static.append(("e",))
         else:
-            arr = data_of(k)
+            # an NDArray index stays an array input (deferred compute and autograd see it); else unwrap
+            arr = k if hasattr(k, "_data") else data_of(k)
             if isinstance(arr, (list, tuple)):
                 arr = onp.asarray(arr)
                 if arr.dtype.kind == "f" and arr.size == 0:

@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterator, Sequence
 import jax
 import jax.numpy as jnp
 
-from . import _config, _ir
+from . import _config, _ir, _tape
+from ._tape import Leaf as _Leaf, Node as _Node, NamedOp as _NamedOp, differentiable as _differentiable
 from .base import MXNetError
 from .ndarray import (NDArray, _autograd_link, current_handler, invoke_eager, op_error, reset_handler,
                       set_handler, wrap_outputs)
@@ -33,37 +34,7 @@ __all__ = [
 ]
 
 _recording = contextvars.ContextVar("mxjax_autograd_recording", default=False)
-_sequence = itertools.count()
 _GRAD_REQS = ("write", "add", "null")
-
-
-class _Leaf:
-    """A variable: an array marked with ``attach_grad`` (its gradient buffer and request)."""
-
-    __slots__ = ("grad", "grad_req")
-
-    def __init__(self, grad: NDArray | None, grad_req: str) -> None:
-        self.grad = grad
-        self.grad_req = grad_req
-
-
-class _Node:
-    """One recorded op: its pure function, inputs, VJP residuals and output avals.
-
-    ``fn`` is a pure function of the input values (parameters baked in), stable per
-    ``key``; ``vjp`` is JAX's VJP closure from the forward (``None`` once freed);
-    ``diff`` lists the input positions that are differentiated.
-    """
-
-    __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic")
-
-    def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
-                 out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
-        self.key, self.fn, self.inputs, self.entries, self.diff = key, fn, inputs, entries, diff
-        self.vjp, self.out_avals, self.multi, self.name = vjp, out_avals, multi, name
-        self.custom, self.dynamic = custom, dynamic
-        self.seq = next(_sequence)
 
 
 # ----------------------------------------------------------------------------- modes
@@ -142,7 +113,7 @@ class _Recorder:
             op.check(*(x.to_jax() if isinstance(x, NDArray) else x for x in inputs), **(params or {}))
         key = (op, tuple(params.items()) if params else ())
         fn = functools.partial(op.compute, **params) if params else op.compute
-        return _record(key, fn, inputs, out_cls, op.name, op.dynamic_shape)
+        return _tape.record(key, fn, inputs, out_cls, op.name, op.dynamic_shape)
 
     def on_write(self, array: NDArray) -> None:
         raise MXNetError(
@@ -151,66 +122,7 @@ class _Recorder:
 
 
 _RECORDER = _Recorder()
-
-
-def _differentiable(x: Any) -> bool:
-    return isinstance(x, NDArray) and x._ag is not None and jnp.issubdtype(x._data.dtype, jnp.inexact)
-
-
-_FORWARD_CACHE: dict = {}
-
-
-def _forward_with_vjp(key: Any, fn: Callable, diff: tuple, dynamic: bool) -> Callable:
-    """``(*inputs) -> (outputs, vjp)`` differentiating ``fn`` at the ``diff`` positions; jitted, cached by key."""
-    cache_key = (key, diff)
-    forward = _FORWARD_CACHE.get(cache_key)
-    if forward is None:
-        def forward(*inputs: Any) -> Any:
-            def partial_fn(*diff_inputs: Any) -> Any:
-                full = list(inputs)
-                for i, value in zip(diff, diff_inputs):
-                    full[i] = value
-                return fn(*full)
-            return jax.vjp(partial_fn, *(inputs[i] for i in diff))
-        if not dynamic:
-            forward = jax.jit(forward)
-        _FORWARD_CACHE[cache_key] = forward
-    return forward
-
-
-@jax.jit
-def _apply_vjp(vjp: Any, cotangents: Any) -> Any:
-    return vjp(cotangents)
-
-
-def _record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, name: str,
-            dynamic: bool = False) -> Any:
-    """Run ``fn`` on the inputs' values, record a node, and return its outputs wrapped."""
-    datas = tuple(x.to_jax() if isinstance(x, NDArray) else x for x in inputs)
-    diff = tuple(i for i, x in enumerate(inputs) if _differentiable(x))
-    out_cls = out_cls or next(type(x) for x in inputs if isinstance(x, NDArray))
-    try:
-        out, vjp = _forward_with_vjp(key, fn, diff, dynamic)(*datas)
-    except MXNetError:
-        raise
-    except Exception as err:
-        raise op_error(_NamedOp(name), inputs, None, err) from None
-    outs = wrap_outputs(out, out_cls)
-    results = outs if isinstance(outs, tuple) else (outs,)
-    entries = tuple(x._ag if i in diff else None for i, x in enumerate(inputs))
-    avals = tuple((r._data.shape, r._data.dtype) for r in results)  # for zero cotangents of unused outputs
-    node = _Node(key, fn, tuple(inputs), entries, diff, vjp, avals, isinstance(outs, tuple), name,
-                 dynamic=dynamic)
-    for i, r in enumerate(results):
-        r._ag = (node, i)
-    return outs
-
-
-class _NamedOp:
-    """Just enough of an OpDef for error messages about recorded functions."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
+_record = _tape.record
 
 
 # ----------------------------------------------------------------------------- variables
@@ -265,7 +177,7 @@ def _head_gradients(heads: list, head_grads: Any, create_graph: bool) -> list:
                 "attach_grad(); nothing to differentiate")
         dtype = head._data.dtype
         if hg is None:
-            hg = jnp.ones(head.shape, dtype)
+            hg = _ones(head.shape, dtype)
         elif tuple(hg.shape) != head.shape:
             raise MXNetError(f"backward: head gradient {i} has shape {tuple(hg.shape)}, expected the head's "
                              f"shape {head.shape}")
@@ -274,8 +186,15 @@ def _head_gradients(heads: list, head_grads: Any, create_graph: bool) -> list:
         if create_graph:
             seeds.append(hg if isinstance(hg, NDArray) else type(head)._wrap(jnp.asarray(hg)))
         else:
-            seeds.append(hg.to_jax() if isinstance(hg, NDArray) else jnp.asarray(hg))
+            seeds.append(hg.to_jax() if isinstance(hg, NDArray) else hg if isinstance(hg, jax.Array)
+                         else jnp.asarray(hg))
     return seeds
+
+
+@functools.lru_cache(maxsize=64)
+def _ones(shape: tuple, dtype: Any) -> jax.Array:
+    """The default head gradient (immutable, so one array per shape and dtype serves every backward)."""
+    return jnp.ones(shape, dtype)
 
 
 def _reachable(heads: list) -> list:
@@ -315,12 +234,34 @@ class _Cotangents:
             table[key] = previous + value
 
 
-def _run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph: bool) -> dict:
-    """Propagate cotangents from the heads; returns ``{id(leaf): (leaf, gradient)}``."""
+def _run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph: bool,
+                  lazy: bool = False) -> dict:
+    """Propagate cotangents from the heads; returns ``{id(leaf): (leaf, gradient)}``.
+
+    Deferred nodes (a hybridized block and what was computed from it) are
+    differentiated together in one compiled program; with ``lazy``, if nothing
+    else is on the path, that program only runs when a gradient or value is read
+    (or with the optimizer's update) and the gradients go straight to the buffers.
+    """
     cts = _Cotangents()
     for head, seed in zip(heads, _head_gradients(heads, head_grads, create_graph)):
         cts.add(head._ag, seed)
-    for node in _reachable(heads):
+    nodes = _reachable(heads)
+    for node in nodes:
+        if node.fused is not None:  # planned by an earlier lazy backward: run it (then it is freed)
+            node.fused.run()
+    deferred = [n for n in nodes if n.deferred]
+    if (deferred and lazy and len(deferred) == len(nodes) and not (retain_graph or create_graph)
+            and _tape.defer_backward(deferred, cts.outputs)):
+        return {}
+    if deferred and (retain_graph or create_graph):
+        _tape.materialize(deferred)  # later backwards need each node's own VJP: run them one by one
+    elif deferred:  # forward + backward of the deferred region as one compiled program
+        for entry, ct in _tape.fused_backward(deferred, cts.outputs):
+            cts.add(entry, ct)
+        fused = {id(n) for n in deferred}
+        nodes = [n for n in nodes if id(n) not in fused]
+    for node in nodes:
         outs = [cts.outputs.pop((id(node), i), None) for i in range(len(node.out_avals))]
         if all(c is None for c in outs):
             continue
@@ -342,7 +283,7 @@ def _node_backward(node: _Node, outs: list) -> tuple:
     if node.custom is not None:
         return node.custom(outs)
     ct = tuple(outs) if node.multi else outs[0]
-    return node.vjp(ct) if node.dynamic else _apply_vjp(node.vjp, ct)
+    return node.vjp(ct) if node.dynamic else _tape.apply_vjp(node.vjp, ct)
 
 
 _GRAD_FNS: dict = {}
@@ -350,7 +291,7 @@ _GRAD_FNS: dict = {}
 
 def _clear_caches() -> None:
     """Ops read the default dtype at trace time: drop compiled forwards when it changes."""
-    _FORWARD_CACHE.clear()
+    _tape.clear_caches()
     _GRAD_FNS.clear()
 
 
@@ -393,7 +334,7 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, tra
     """Compute gradients of ``heads`` and store them in the variables' ``.grad`` (per ``grad_req``)."""
     heads = _as_list(heads)
     with _scope(False, train_mode):
-        leaves = _run_backward(heads, head_grads, retain_graph, create_graph=False)
+        leaves = _run_backward(heads, head_grads, retain_graph, create_graph=False, lazy=True)
     for leaf, value in leaves.values():
         if leaf.grad_req == "null" or leaf.grad is None:
             continue

@@ -88,7 +88,7 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
     """
     arrays = [x for x in inputs if isinstance(x, NDArray)]
     out_cls = out_cls or type(arrays[0])
-    if any(x._var is LAZY for x in arrays):  # deferred-compute arrays used outside it: compute them
+    if any(isinstance(x._var, Lazy) for x in arrays):  # lazy arrays used eagerly: compute them first
         for x in arrays:
             x.to_jax()
         return invoke_eager(op, inputs, params, out_cls)
@@ -165,15 +165,25 @@ def _describe(x: Any) -> str:
     return f"{tuple(shape)} {onp.dtype(dtype).name}"
 
 
-class _LazyMarker:
-    """The ``_var`` of a deferred-compute array whose value is not computed yet: reads take the
-    slow path of invoke, which computes it first."""
+class Lazy:
+    """The ``_var`` of an array whose value is not computed yet (``pending`` sends reads down the
+    slow path of invoke, which computes it first).  ``compute(array)`` returns the value."""
 
     pending = 1
     exception = None
 
+    def compute(self, array: "NDArray") -> Any:
+        raise NotImplementedError
 
-LAZY = _LazyMarker()
+
+class _DeferredComputeLazy(Lazy):
+    """Deferred compute's marker: the array's graph entry (``_dc``) computes it."""
+
+    def compute(self, array: "NDArray") -> Any:
+        return array._dc.compute()
+
+
+LAZY = _DeferredComputeLazy()
 _default_class_box: list = []
 
 
@@ -335,6 +345,8 @@ class NDArray:
     @property
     def engine_var(self) -> Any:
         """This array's engine variable (created on first use)."""
+        if isinstance(self._var, Lazy):
+            self.to_jax()
         if self._var is None:
             self._var = _engine.new_variable()
         return self._var
@@ -361,8 +373,8 @@ class NDArray:
         writes and re-raises their failure."""
         var = self._var
         if var is not None:
-            if var is LAZY:
-                self._data = self._dc.compute()
+            if isinstance(var, Lazy):
+                self._data = var.compute(self)
                 self._var = None
             elif var.pending or var.exception is not None:
                 _engine.wait_for_variable(var)
@@ -445,12 +457,13 @@ class NDArray:
         return self._view_as(NDArray)
 
     def _view_as(self, cls: type) -> "NDArray":
-        if self._var is not None and self._var is not LAZY:
+        lazy = isinstance(self._var, Lazy)
+        if self._var is not None and not lazy:
             self.to_jax()  # settle pending engine work: the view does not share this array's var
         view = cls._wrap(self._data)
         view._ag, view._dc = self._ag, self._dc
-        if self._var is LAZY:
-            view._var = LAZY
+        if lazy:
+            view._var = self._var
         return view
 
     def detach(self) -> "NDArray":
@@ -462,6 +475,17 @@ class NDArray:
         """Replace the buffer now, without waiting: for engine ops that write this array."""
         with _SWAP_LOCK:
             self._data = data
+
+    def _take_value(self, other: "NDArray") -> None:
+        """Adopt ``other``'s value (a write-back such as BatchNorm's running statistics); a lazy value
+        stays lazy, computed when this array is read."""
+        if self._var is not None:
+            self.to_jax()  # after pending work on the old value
+        if isinstance(other._var, Lazy) and other._dc is None:
+            with _SWAP_LOCK:
+                self._data, self._var = other._data, other._var
+        else:
+            self._set_data(other.to_jax())
 
     def _check_writable(self) -> None:
         """An active mode (autograd recording, deferred compute) may forbid writing this array."""

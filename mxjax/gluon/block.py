@@ -8,6 +8,7 @@ come back from the same program and are written into their parameters.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections import OrderedDict
 from typing import Any, Callable, Iterator
@@ -17,15 +18,19 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import _config, _deferred_compute as dc
-from .. import _rng, autograd, initializer
+from .. import _rng, _tape, autograd, initializer
 from ..base import MXNetError, MXNetValueError
 from ..device import Device
 from ..ndarray import NDArray, np_class
+from ..subgraph import get_backend
 from ..symbol import var
-from ..symbol.interpret import graph_function, node_op
-from .parameter import DeferredInitializationError, Parameter
+from ..dynamic.segments import SegmentedGraph, has_dynamic_ops
+from ..symbol.interpret import graph_function, is_random, node_op
+from .parameter import DeferredInitializationError, Parameter, _known
 
 __all__ = ["Block", "HybridBlock"]
+
+_serials = itertools.count()  # one per compiled cached-op entry: its tape key
 
 
 class Block:
@@ -192,9 +197,21 @@ class Block:
             param._finish_deferred_init()
 
     def infer_shape(self, *args: Any) -> None:
-        """Fill in unknown parameter shapes from the inputs (layers with deferred shapes override this)."""
-        raise MXNetError(f"{type(self).__name__} has parameters of unknown shape and no infer_shape(); "
-                         "give the parameters full shapes (e.g. in_units=...)")
+        """Fill in unknown parameter shapes from the inputs.
+
+        Layers with parameters of deferred shape override this; a container fills its
+        children's by running them once in predict mode (no recording, running statistics
+        untouched), which is what their own deferred initialization does.
+        """
+        unknown = [n for n, p in self._reg_params.items() if not _known(p.shape)]
+        if unknown:
+            raise MXNetError(f"{type(self).__name__} has parameters {unknown} of unknown shape and no "
+                             "infer_shape(); give the parameters full shapes (e.g. in_units=...)")
+        with autograd.pause(False):
+            self._imperative(*args)
+
+    def _imperative(self, *args: Any) -> Any:
+        return self.forward(*args)
 
     def forward(self, *args: Any) -> Any:
         raise MXNetError(f"{type(self).__name__} must define forward(self, *args)")
@@ -266,6 +283,40 @@ def _hybrid_blocks(block: Block) -> list:
     return found
 
 
+class _CachedGraph:
+    """One entry of a HybridBlock's cached op: the traced graph, compiled as one program, or as
+    static segments around its dynamic-shape ops."""
+
+    def __init__(self, symbol: Any, data_names: list[str], by_name: dict, multi: bool, training: bool,
+                 partition_if_dynamic: bool) -> None:
+        self.symbol, self.multi = symbol, multi
+        inputs = symbol.list_inputs()
+        self.params = [by_name[n] for n in inputs if n in by_name]
+        input_names = list(data_names) + [n for n in inputs if n in by_name]
+        # in training the program also returns the new auxiliary states (BatchNorm's running stats)
+        aux_names = [n for n in symbol.list_auxiliary_states() if n in by_name] if training else []
+        self.aux_targets = [by_name[n] for n in aux_names]
+        self.n_out = len(symbol._outputs)
+        self.random = is_random(symbol._outputs)
+        self.serial = next(_serials)
+        self.segmented = None
+        if has_dynamic_ops(symbol._outputs):
+            if not partition_if_dynamic:
+                dynamic = sorted({n.op for n in symbol._nodes() if not n.is_variable and node_op(n).dynamic_shape})
+                raise MXNetError(f"hybridize(partition_if_dynamic=False): the graph has dynamic-shape ops "
+                                 f"{dynamic}, which cannot be part of one static program; leave "
+                                 "partition_if_dynamic=True to run them between compiled segments")
+            self.segmented = SegmentedGraph(symbol._outputs, input_names, aux_names, training)
+            return
+        fn = graph_function(symbol._outputs, training)
+
+        def run(flat: tuple, rng: Any) -> tuple:
+            values = dict(zip(input_names, flat))
+            outs_, updates = fn(values, rng)
+            return tuple(outs_) + tuple(updates.get(n, values[n]) for n in aux_names)
+        self.compiled = jax.jit(run)
+
+
 class _HookHandle:
     def __init__(self, hooks: list, hook: Callable) -> None:
         self._hooks, self._hook = hooks, hook
@@ -292,9 +343,30 @@ class HybridBlock(Block):
     def hybridize(self, active: bool = True, static_alloc: bool = False, static_shape: bool = False,
                   **kwargs: Any) -> None:
         object.__setattr__(self, "_active", bool(active))
-        object.__setattr__(self, "_flags", dict(static_alloc=static_alloc, static_shape=static_shape, **kwargs))
+        flags = dict(static_alloc=static_alloc, static_shape=static_shape, **kwargs)
+        backend = flags.pop("backend", None)
+        if isinstance(backend, str):  # hybridize(backend=..., backend_opts=...), as optimize_for
+            get_backend(backend)
+            flags["backend"] = (backend, dict(flags.pop("backend_opts", None) or {}))
+        object.__setattr__(self, "_flags", flags)
         object.__setattr__(self, "_cache", {})  # re-hybridizing rebuilds
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
+
+    def optimize_for(self, x: Any, *args: Any, backend: str | None = None, clear: bool = False,
+                     partition_if_dynamic: bool = True, static_alloc: bool = False, static_shape: bool = False,
+                     backend_opts: dict | None = None, **kwargs: Any) -> None:
+        """Hybridize with the graph partitioned by ``backend`` and build it with one forward pass."""
+        if backend is not None:
+            get_backend(backend)  # unknown names fail here, before tracing
+        previous = None if clear else self._flags.get("backend")
+        chosen = (backend, dict(backend_opts or {}, **kwargs)) if backend is not None else previous
+        self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape)
+        self._flags["backend"] = chosen
+        self._flags["partition_if_dynamic"] = partition_if_dynamic
+        self(x, *args)
+
+    def _imperative(self, *args: Any) -> Any:
+        return self._forward_compat(*args)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if not self._active or dc.is_deferred_compute() or kwargs:
@@ -315,44 +387,50 @@ class HybridBlock(Block):
         # an omitted optional input (None) is part of the signature: forward sees it as None
         arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
         training = _config.is_training()
-        key = (tuple(None if a is None else (a.shape, onp.dtype(a.dtype).name) for a in arrays), training)
+        key = (tuple(None if a is None else (a.shape, a._data.dtype) for a in arrays), training)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._build(arrays, training)
-        symbol, params, compiled, aux_targets, n_out, multi, random = entry
-        values = [p.data() for p in params]
-        rng = _rng.next_key() if random else None
+        values = [p.data() for p in entry.params]
+        rng = _rng.next_key() if entry.random else None
         inputs = [*(a for a in arrays if a is not None), *values]
-        if autograd.is_recording() and any(x._ag is not None for x in inputs):
-            # ONE tape node: the compiled program with its compiled VJP (the key rides along as an input)
-            results = autograd._record(("hybrid", id(self), key), lambda *a: compiled(a[:-1], a[-1]),
-                                       [*inputs, rng], None, type(self).__name__)
+        if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager
+            results = tuple(entry.segmented(inputs, rng))
+        elif autograd.is_recording() and any(x._ag is not None for x in inputs):
+            # ONE tape node: the compiled program (the key rides along as an input), deferred so that
+            # backward can compile forward, loss and VJP together
+            compiled = entry.compiled
+            results = _tape.record(("hybrid", entry.serial), lambda *a: compiled(a[:-1], a[-1]), [*inputs, rng],
+                                   None, type(self).__name__, defer=True)
         else:
-            results = tuple(np_class()._wrap(o) for o in compiled(tuple(x.to_jax() for x in inputs), rng))
+            results = tuple(np_class()._wrap(o) for o in entry.compiled(tuple(x.to_jax() for x in inputs), rng))
         results = results if isinstance(results, tuple) else (results,)
-        outs, updates = results[:n_out], results[n_out:]
-        for param, value in zip(aux_targets, updates):
-            param.data()._set_data(value.to_jax())
-        return outs if multi else outs[0]
+        outs, updates = results[:entry.n_out], results[entry.n_out:]
+        for param, value in zip(entry.aux_targets, updates):
+            param.data()._take_value(value)
+        return outs if entry.multi else outs[0]
 
-    def _build(self, arrays: list[NDArray], training: bool) -> tuple:
+    def _build(self, arrays: list[NDArray], training: bool) -> "_CachedGraph":
         """One entry of the cached op: the graph of ``forward`` for this signature, compiled."""
         symbol, data_names, named, multi = self._trace(arrays, training)
-        by_name = dict(named)
-        graph_params = [by_name[n] for n in symbol.list_inputs() if n in by_name]
-        fn = graph_function(symbol._outputs, training)
-        input_names = list(data_names) + [n for n in symbol.list_inputs() if n in by_name]
-        # in training the program also returns the new auxiliary states (BatchNorm's running stats)
-        aux_names = [n for n in symbol.list_auxiliary_states() if n in by_name] if training else []
-        n_out = len(symbol._outputs)
+        if self._flags.get("backend"):
+            name, options = self._flags["backend"]
+            symbol = symbol.optimize_for(name, **options)
+        return _CachedGraph(symbol, data_names, dict(named), multi, training,
+                            self._flags.get("partition_if_dynamic", True))
 
-        def run(flat: tuple, rng: Any) -> tuple:
-            values = dict(zip(input_names, flat))
-            outs_, updates = fn(values, rng)
-            return tuple(outs_) + tuple(updates.get(n, values[n]) for n in aux_names)
-
-        random = any(not n.is_variable and node_op(n).needs_key for n in symbol._nodes())
-        return symbol, graph_params, jax.jit(run), [by_name[n] for n in aux_names], n_out, multi, random
+    def compile_stats(self) -> dict:
+        """What the cached op compiled, per input signature: for graphs with dynamic-shape ops, the
+        static segments, how many input signatures each compiled and how many calls ran eagerly."""
+        stats = {}
+        for (signature, training), entry in self._cache.items():
+            shapes = tuple(s[0] if s else None for s in signature)
+            if entry.segmented is not None:
+                stats[(shapes, training)] = entry.segmented.compile_stats()
+            else:
+                stats[(shapes, training)] = {"segments": 1, "dynamic_ops": 0, "compiled": [1],
+                                             "calls": None, "eager_calls": [0]}
+        return stats
 
     def _trace(self, arrays: list[NDArray | None], training: bool) -> tuple:
         """``forward`` under deferred compute: (Symbol, data input names, [(name, Parameter)], multi-output).
@@ -362,8 +440,8 @@ class HybridBlock(Block):
         try:  # deferred-shape parameters get their shapes from an imperative first call
             for p in self.collect_params().values():
                 p._check()
-        except DeferredInitializationError:
-            with autograd.pause(training):
+        except DeferredInitializationError:  # in predict mode, so BatchNorm's running stats stay put
+            with autograd.pause(False):
                 self._forward_compat(*arrays)
         named = self.collect_params()  # structural names, relative to this block
         params = list(named.values())
@@ -389,7 +467,7 @@ class HybridBlock(Block):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), as MXNet does."""
         if not self._cache:
             raise MXNetError(f"{type(self).__name__}.export: call hybridize() and run a forward pass first")
-        symbol = next(iter(self._cache.values()))[0]
+        symbol = next(iter(self._cache.values())).symbol
         symbol_file, params_file = f"{path}-symbol.json", f"{path}-{epoch:04d}.params"
         symbol.save(symbol_file)
         by_name = self.collect_params()

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
+from .. import _tape
 from ..base import MXNetTypeError, MXNetValueError
 from ..ndarray import NDArray
 
@@ -275,14 +276,17 @@ class Optimizer:
         return fused
 
     def update_all(self, weights: Sequence, grads: Sequence, states: Sequence, lrs: Sequence,
-                   wds: Sequence, indices: Sequence | None = None, donate: bool = True) -> tuple[list, list]:
+                   wds: Sequence, indices: Sequence | None = None, donate: bool = True,
+                   pending: Any = None) -> tuple[list, list]:
         """Update all parameters in ONE compiled call: returns ``(new_weights, new_states)``.
 
         ``weights``/``grads`` are jax arrays, ``states`` the pytrees of jax arrays mirroring
         ``create_state``; ``lrs``/``wds`` are the per-parameter values (``prepare_update``).
         The learning rates, weight decays and ``rescale_grad`` are runtime inputs (no
         recompilation when they change).  With ``donate`` the old weight and state buffers
-        are donated to the result: the caller must not read them afterwards.
+        are donated to the result: the caller must not read them afterwards.  ``pending``
+        (from ``_tape.pending_backward_of``) says the gradients are the lazy results of a
+        backward that has not run: it runs in the same program as the update.
         """
         n = len(weights)
         lengths = {"weights": n, "grads": len(grads), "states": len(states), "lrs": len(lrs), "wds": len(wds)}
@@ -299,13 +303,23 @@ class Optimizer:
             return [], []
         configs = tuple(self._param_config(i) for i in indices) if indices is not None else (None,) * n
         if donate:
-            ids = [id(x) for x in jax.tree.leaves((list(weights), list(states), list(grads)))]
+            ids = [id(x) for x in jax.tree.leaves((list(weights), list(states), [] if pending else list(grads)))]
             donate = len(ids) == len(set(ids))  # a buffer given twice cannot be donated
-        fn = self._fused(configs, donate)
         rescale = self.rescale_grad.to_jax() if _is_nd(self.rescale_grad) else self.rescale_grad
+        # host values go in with the call (no separate device transfers)
+        hyper = (onp.asarray(lrs, onp.float64), onp.asarray(wds, onp.float64), onp.asarray(rescale, onp.float64))
+        if pending is not None and donate:  # the backward that makes the gradients runs in the same program
+            run, positions = pending
+            key = (self._static_key(), configs)
+            raw = self._compiled.get(("raw", key))
+            if raw is None:
+                raw = self._compiled[("raw", key)] = self._make_fused(configs)
+            return run.run(update=(key, raw, positions, list(weights), list(states), hyper))
+        if pending is not None:
+            grads = [g.to_jax() for g in grads]
+        fn = self._fused(configs, donate)
         try:
-            return fn(list(weights), list(grads), list(states), jnp.asarray(lrs, jnp.float64),
-                      jnp.asarray(wds, jnp.float64), jnp.asarray(rescale, jnp.float64))
+            return fn(list(weights), list(grads), list(states), *hyper)
         except (ValueError, TypeError) as err:
             self._check_states(weights, states, configs)
             raise err
@@ -339,8 +353,10 @@ class Optimizer:
         lrs, wds = self.prepare_update(indices)
         state_nds = [jax.tree.leaves(s, is_leaf=_is_nd) for s in states]
         jax_states = [jax.tree.map(lambda x: x.to_jax(), s, is_leaf=_is_nd) for s in states]
-        new_weights, new_states = self.update_all([w.to_jax() for w in weights], [g.to_jax() for g in grads],
-                                                  jax_states, lrs, wds, indices=list(indices))
+        pending = _tape.pending_backward_of(grads)
+        new_weights, new_states = self.update_all(
+            [w.to_jax() for w in weights], grads if pending else [g.to_jax() for g in grads], jax_states,
+            lrs, wds, indices=list(indices), pending=pending)
         for w, nw in zip(weights, new_weights):
             w._set_data(nw)
         for nds, ns in zip(state_nds, new_states):

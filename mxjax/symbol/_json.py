@@ -15,7 +15,7 @@ from .._ir import MXNET_VERSION, Node, graph_from_json, topo_order
 from ..base import MXNetError, decode_attr
 from ._hints import apply_init_hints
 from ..operator.naming import op_for_json_name
-from .interpret import CONSTANTS
+from .interpret import CONSTANTS, SUBGRAPH_OP
 from .symbol import Symbol
 
 _HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
@@ -41,10 +41,19 @@ def symbol_from_json(text: str) -> Symbol:
         for node in nodes:
             if node.op in ("argmax", "argmin") and node.attrs.get("axis") == "-1":
                 del node.attrs["axis"]
-    for node in nodes:
-        if not node.is_variable:
-            _split_attrs(node)
+    _split_graph_attrs(nodes)
     return Symbol(outputs)
+
+
+def _split_graph_attrs(nodes: list[Node]) -> None:
+    for node in nodes:
+        if node.is_variable:
+            continue
+        if node.op == SUBGRAPH_OP:  # a partitioned group: its parameters are its subgraph's nodes'
+            node.num_outputs = len(node.subgraphs[0])
+            _split_graph_attrs(topo_order(node.subgraphs[0]))
+        else:
+            _split_attrs(node)
 
 
 def _split_attrs(node: Node) -> None:

@@ -131,6 +131,10 @@ class Executor:
         self._fuse = False                 # run the next training forward fused with its backward
         self._awaiting_backward = False
         self._last_donated: tuple[str, ...] = ()
+        # dynamic-shape ops: run as compiled static segments around eager dynamic ops, per training flag
+        self._dynamic = any(node_op(n).dynamic_shape for n in nodes)
+        self._segmented: dict = {}
+        self._seg_inputs: dict | None = None
 
     @property
     def mirror(self) -> bool:
@@ -220,6 +224,8 @@ class Executor:
                 raise MXNetValueError(f"forward: {name!r} has shape {tuple(source.shape)}, "
                                       f"the executor was bound with {target.shape}")
             target._write(source.astype(target.dtype))
+        if self._dynamic:
+            return self._forward_segmented(bool(is_train))
         if self._awaiting_backward:  # the last training forward had no backward: fusing wasted work
             self._fuse = False
         train = bool(is_train)
@@ -250,6 +256,51 @@ class Executor:
         cls = _default_class()
         self.outputs = [cls._wrap(o) for o in outs]
         return self.outputs
+
+    def _forward_segmented(self, train: bool) -> list:
+        """A graph with dynamic-shape ops: compiled static segments and eager dynamic ops
+        (``mxjax.dynamic``); a training forward is recorded so ``backward`` can follow."""
+        from .. import autograd
+        from ..dynamic import SegmentedGraph
+        graph = self._segmented.get(train)
+        if graph is None:
+            aux = list(self._updated_aux) if train else []
+            graph = self._segmented[train] = SegmentedGraph(self._symbol._outputs, self.arg_names + self.aux_names,
+                                                            aux, train)
+        arrays = []
+        for name in self.arg_names:
+            array = type(self.arg_dict[name])._wrap(self.arg_dict[name].to_jax())
+            if train and name in self._diff:
+                array.attach_grad()
+            arrays.append(array)
+        arrays += [type(a)._wrap(a.to_jax()) for a in (self.aux_dict[n] for n in self.aux_names)]
+        key = _rng.next_key() if self._random else None
+        recording = train and bool(self._diff)
+        with autograd.record(train_mode=True) if recording else autograd.pause(train_mode=train):
+            results = graph(arrays, key)
+        n_out = len(self._symbol._outputs)
+        for name, value in zip(graph.aux_names, results[n_out:]):
+            self.aux_dict[name]._write(value.to_jax())
+        self._seg_inputs = dict(zip(self.arg_names, arrays)) if recording else None
+        self.outputs = list(results[:n_out])
+        return self.outputs
+
+    def _backward_segmented(self, out_grads: Any) -> None:
+        from .. import autograd
+        if self._seg_inputs is None:
+            raise MXNetError("backward: call forward(is_train=True) first (with arguments that need gradients)")
+        if out_grads is not None:
+            out_grads = out_grads if isinstance(out_grads, (list, tuple)) else [out_grads]
+            if len(out_grads) != len(self.outputs):
+                raise MXNetValueError(f"backward: {len(out_grads)} output gradients for {len(self.outputs)} outputs")
+        autograd.backward(self.outputs, out_grads)
+        for name in self._diff:
+            value = self._seg_inputs[name].grad.to_jax()
+            buf = self.grad_dict[name]
+            if value.dtype != buf.dtype:
+                value = value.astype(buf.dtype)
+            buf._write(value if self._grad_req[name] == "write" else buf.to_jax() + value)
+        self._seg_inputs = None
 
     def _donatable(self, mode: str) -> tuple[str, ...]:
         """Aux states whose input buffer is dead after this training call, so XLA may reuse it.
@@ -291,6 +342,8 @@ class Executor:
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (seeded with ``out_grads``, ones by default) into ``grad_dict``."""
+        if self._dynamic:
+            return self._backward_segmented(out_grads)
         if self._vjp is None and self._pending is None:
             raise MXNetError("backward: call forward(is_train=True) first (with arguments that need gradients)")
         if out_grads is None:

@@ -15,7 +15,7 @@ import numpy as onp
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, decode_attr, normalize_dtype
 from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
-from .interpret import CONSTANTS, call_params, node_op
+from .interpret import CONSTANTS, SUBGRAPH_OP, call_params, node_op
 
 Aval = jax.ShapeDtypeStruct
 
@@ -95,6 +95,9 @@ def infer_avals(outputs: list[Entry], shapes: dict[str, Any], dtypes: dict[str, 
     for node in nodes:
         if node.is_variable:
             continue
+        if node.op == SUBGRAPH_OP:
+            avals[id(node)] = _subgraph_outputs(node, [avals[id(n)][i] for n, i in node.inputs], avals, partial)
+            continue
         op = node_op(node)
         ins = [avals[id(n)][i] for n, i in node.inputs]
         if any(a is None for a in ins) and op.name in _INPUT_RULES and ins and ins[0] is not None:
@@ -107,6 +110,22 @@ def infer_avals(outputs: list[Entry], shapes: dict[str, Any], dtypes: dict[str, 
             continue
         avals[id(node)] = _node_outputs(node, op, ins)
     return avals
+
+
+def _subgraph_outputs(node: Node, ins: list, avals: dict, partial: bool) -> list:
+    """A partitioned group's output avals, by inference inside it; parameter shapes it infers
+    (Dense weights from the data) are copied back to the graph's variables."""
+    from ..subgraph import subgraph_inputs
+    names = subgraph_inputs(node)
+    sub = node.subgraphs[0]
+    inner = infer_avals(sub, {n: a.shape for n, a in zip(names, ins) if a is not None},
+                        {n: a.dtype for n, a in zip(names, ins) if a is not None}, partial)
+    variables = {n.name: n for n in topo_order(sub) if n.is_variable}
+    for (source, _), name, aval in zip(node.inputs, names, ins):
+        filled = inner[id(variables[name])][0]
+        if aval is None and source.is_variable and filled is not None:
+            avals[id(source)] = [filled]
+    return [inner[id(n)][i] for n, i in sub]
 
 
 class _Incomplete(Exception):

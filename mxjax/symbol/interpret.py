@@ -19,9 +19,68 @@ from ..operator.naming import op_for_json_name
 
 # Node parameter holding non-array inputs (Python scalars) as ((slot, value), ...)
 CONSTANTS = "__constants__"
+SUBGRAPH_OP = "_CachedOp"  # a partitioned group: evaluates its subgraphs[0]
 
 
-def node_op(node: Node) -> OpDef:
+class SubgraphOp:
+    """What ``node_op`` gives for a ``_CachedOp`` node: enough of an OpDef for the symbol layer,
+    and (per training flag) a compute function that runs the subgraph on the node's inputs.
+
+    ``updates`` holds the auxiliary updates of the last call (read right after it, inside
+    one trace), named by the graph variables the subgraph's variables stand for.
+    """
+
+    name = SUBGRAPH_OP
+    params: dict = {}
+    differentiable = True
+    dynamic_shape = False
+    check = None
+
+    def __init__(self, node: Node, train: bool = False) -> None:
+        from ..subgraph import subgraph_inputs
+        self.node, self.train = node, train
+        self.names = subgraph_inputs(node)
+        self.needs_key = is_random(node.subgraphs[0])
+        aux = set()
+        for inner in topo_order(node.subgraphs[0]):
+            if not inner.is_variable:
+                op = node_op(inner)
+                aux.update(inner.inputs[s][0].name for s in op.aux_inputs if s < len(inner.inputs))
+        self.aux_inputs = tuple(k for k, name in enumerate(self.names) if name in aux)
+        self.aux_update = _updated_inside if self.aux_inputs else None
+        self.updates: dict = {}
+        self._fn: Callable | None = None
+
+    def count_outputs(self, params: dict) -> int:
+        return self.node.num_outputs
+
+    def compute(self, *inputs: Any) -> tuple:
+        if self._fn is None:
+            self._fn = graph_function(self.node.subgraphs[0], self.train)
+        key, inputs = (inputs[0], inputs[1:]) if self.needs_key else (None, inputs)
+        outs, self.updates = self._fn(dict(zip(self.names, inputs)), key)
+        return tuple(outs)
+
+
+def _updated_inside(*args: Any, **kwargs: Any) -> None:
+    """The aux_update of a subgraph node: its auxiliary states are updated by the ops inside."""
+    raise MXNetError("internal: a subgraph's auxiliary updates come from its compute")
+
+
+def is_random(outputs: list[Entry]) -> bool:
+    """Whether evaluating these outputs draws random numbers (so needs a PRNG key)."""
+    for node in topo_order(outputs):
+        if node.is_variable:
+            continue
+        if node_op(node).needs_key:
+            return True
+    return False
+
+
+def node_op(node: Node) -> Any:
+    """The OpDef of an op node (a :class:`SubgraphOp` for a partitioned group)."""
+    if node.op == SUBGRAPH_OP:
+        return SubgraphOp(node)
     try:
         return op_for_json_name(node.op)
     except MXNetError:
@@ -43,6 +102,8 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
     for position, node in enumerate(nodes):
         if node.is_variable:
             plan.append((node, None, None, (), position))
+        elif node.op == SUBGRAPH_OP:
+            plan.append((node, SubgraphOp(node, train), {}, (), position))
         else:
             op = node_op(node)
             params = call_params(node, op, train)
@@ -70,7 +131,9 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
             except MXNetError as err:
                 raise MXNetError(f"Error in operator {node.name} ({op.name}): {err}") from None
             env[id(node)] = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-            if train and op.aux_update is not None:
+            if isinstance(op, SubgraphOp):
+                aux_updates.update(op.updates)
+            elif train and op.aux_update is not None:
                 args = inputs[1:] if op.needs_key else inputs
                 new = op.aux_update(*args, **{k: v for k, v in params.items() if k != "_train"})
                 for slot, value in zip(op.aux_inputs, new):

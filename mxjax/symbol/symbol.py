@@ -230,6 +230,16 @@ class Symbol:
     __hash__ = object.__hash__
 
     # -- JSON -----------------------------------------------------------------------
+    def optimize_for(self, backend: str, args: Any = None, aux: Any = None, ctx: Any = None,
+                     **kwargs: Any) -> "Symbol":
+        """A copy partitioned by the subgraph properties registered as ``backend``
+        (``mx.subgraph.register_backend``); ``kwargs`` go to the properties."""
+        from ..subgraph import get_backend, partition
+        outputs = self.__deepcopy__({})._outputs
+        for prop in get_backend(backend):
+            outputs = partition(outputs, prop(**kwargs))
+        return type(self)(outputs)
+
     def tojson(self) -> str:
         """MXNet's symbol JSON (loadable by MXNet 1.9.1 for the ops it knows)."""
         jax_nodes = [n.name for n in self._nodes() if n.op.startswith("_jax_")]

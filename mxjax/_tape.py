@@ -1,0 +1,510 @@
+"""The autograd tape: recorded nodes, their compiled forward-with-VJP, and deferred (fused) nodes.
+
+A node is a pure function of arrays plus JAX's VJP closure from running it.
+Usually the forward runs when the op is recorded.  A node can also be recorded
+*deferred*: its outputs are lazy arrays (shape and dtype known, value not yet
+computed), and ops recorded on lazy arrays are deferred too.  A hybridized block
+called under ``record()`` starts such a region, so the loss computed from its
+outputs stays deferred as well.  Then ``backward`` compiles the whole region
+-- forward, loss and VJP -- into ONE XLA program (cached by the region's
+structure), which is what a hand-written ``jax.jit(value_and_grad(...))`` is.
+Reading a lazy value before ``backward`` (printing the loss, ``asnumpy``) runs
+the deferred nodes one by one as ordinary recorded nodes: same values, just not
+fused.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import threading
+from typing import Any, Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+
+from .base import MXNetError
+from .ndarray import Lazy, NDArray, op_error, wrap_outputs
+
+_sequence = itertools.count()
+_LOCK = threading.RLock()  # materializing deferred nodes from several threads
+_CACHE_LIMIT = 512
+_LAZY_INPUT = object()  # in a deferred node's ``datas``: the input is itself lazy, read it when running
+
+
+class Leaf:
+    """A variable: an array marked with ``attach_grad`` (its gradient buffer and request)."""
+
+    __slots__ = ("grad", "grad_req")
+
+    def __init__(self, grad: NDArray | None, grad_req: str) -> None:
+        self.grad = grad
+        self.grad_req = grad_req
+
+
+class Node:
+    """One recorded op: its pure function, inputs, VJP residuals and output avals.
+
+    ``fn`` is a pure function of the input values (parameters baked in), stable per
+    ``key``; ``vjp`` is JAX's VJP closure from the forward (``None`` once freed);
+    ``diff`` lists the input positions that are differentiated.  A deferred node
+    has ``datas`` (its inputs' values captured when recorded; ``_LAZY_INPUT`` where
+    an input is itself lazy) and no ``vjp`` or ``values`` until it runs.
+    """
+
+    __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
+                 "custom", "dynamic", "datas", "values", "fused", "__weakref__")
+
+    def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
+                 out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
+        self.key, self.fn, self.inputs, self.entries, self.diff = key, fn, inputs, entries, diff
+        self.vjp, self.out_avals, self.multi, self.name = vjp, out_avals, multi, name
+        self.custom, self.dynamic = custom, dynamic
+        self.datas: tuple | None = None
+        self.values: tuple | None = None
+        self.fused: Any = None  # the PendingBackward that will compute this node
+        self.seq = next(_sequence)
+
+    @property
+    def deferred(self) -> bool:
+        return self.datas is not None
+
+
+class _Deferred(Lazy):
+    """The ``_var`` of an output of a deferred node: reading it runs the node (if nothing has yet)."""
+
+    __slots__ = ("node", "index")
+
+    def __init__(self, node: Node, index: int) -> None:
+        self.node, self.index = node, index
+
+    def compute(self, array: NDArray) -> Any:
+        if self.node.values is None:
+            if self.node.fused is not None:
+                self.node.fused.run()
+            else:
+                materialize([self.node])
+        return self.node.values[self.index]
+
+
+def is_deferred(x: Any) -> bool:
+    """Whether ``x`` is a lazy output of a deferred node that has not run (nor been planned to)."""
+    var = getattr(x, "_var", None)
+    return isinstance(var, _Deferred) and var.node.values is None and var.node.fused is None
+
+
+def differentiable(x: Any) -> bool:
+    return isinstance(x, NDArray) and x._ag is not None and _inexact(x._data.dtype)
+
+
+class NamedOp:
+    """Just enough of an OpDef for error messages about recorded functions."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+# ----------------------------------------------------------------------------- compiled pieces
+
+_FORWARD_CACHE: dict = {}
+_SHAPE_CACHE: dict = {}
+_FUSED_CACHE: dict = {}
+
+
+def clear_caches() -> None:
+    """Ops read the default dtype at trace time: drop compiled programs when it changes."""
+    for cache in (_FORWARD_CACHE, _SHAPE_CACHE, _FUSED_CACHE):
+        cache.clear()
+
+
+def _bounded(cache: dict) -> dict:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    return cache
+
+
+def _forward_with_vjp(key: Any, fn: Callable, diff: tuple, dynamic: bool) -> Callable:
+    """``(*inputs) -> (outputs, vjp)`` differentiating ``fn`` at the ``diff`` positions; jitted, cached by key."""
+    cache_key = (key, diff)
+    forward = _FORWARD_CACHE.get(cache_key)
+    if forward is None:
+        def forward(*inputs: Any) -> Any:
+            def partial_fn(*diff_inputs: Any) -> Any:
+                full = list(inputs)
+                for i, value in zip(diff, diff_inputs):
+                    full[i] = value
+                return fn(*full)
+            return jax.vjp(partial_fn, *(inputs[i] for i in diff))
+        if not dynamic:
+            forward = jax.jit(forward)
+        _bounded(_FORWARD_CACHE)[cache_key] = forward
+    return forward
+
+
+@jax.jit
+def apply_vjp(vjp: Any, cotangents: Any) -> Any:
+    return vjp(cotangents)
+
+
+def _aval_key(x: Any) -> Any:
+    data = getattr(x, "_data", x)
+    shape = getattr(data, "shape", None)
+    if shape is not None:
+        return (tuple(shape), data.dtype)
+    try:
+        hash(x)
+    except TypeError:
+        return ("id", id(x))
+    return ("const", type(x).__name__, x)
+
+
+# ----------------------------------------------------------------------------- recording
+
+def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, name: str,
+           dynamic: bool = False, defer: bool = False) -> Any:
+    """Record ``fn`` on the inputs and return its outputs wrapped.
+
+    The node runs now, unless ``defer`` is set or an input is a lazy output of a
+    deferred node (and ``fn`` has static shapes): then it is deferred too.
+    """
+    diff, entries, lazy = [], [], False
+    for i, x in enumerate(inputs):
+        entry = None
+        if isinstance(x, NDArray):
+            out_cls = out_cls or type(x)
+            if x._ag is not None and _inexact(x._data.dtype):
+                diff.append(i)
+                entry = x._ag
+            lazy = lazy or is_deferred(x)
+        entries.append(entry)
+    diff, entries = tuple(diff), tuple(entries)
+    if not dynamic and (defer or lazy):
+        return _record_deferred(key, fn, inputs, out_cls, name, diff, entries)
+    datas = tuple(x.to_jax() if isinstance(x, NDArray) else x for x in inputs)
+    try:
+        out, vjp = _forward_with_vjp(key, fn, diff, dynamic)(*datas)
+    except MXNetError:
+        raise
+    except Exception as err:
+        raise op_error(NamedOp(name), inputs, None, err) from None
+    outs = wrap_outputs(out, out_cls)
+    results = outs if isinstance(outs, tuple) else (outs,)
+    avals = tuple((r._data.shape, r._data.dtype) for r in results)  # for zero cotangents of unused outputs
+    node = Node(key, fn, tuple(inputs), entries, diff, vjp, avals, isinstance(outs, tuple), name,
+                dynamic=dynamic)
+    for i, r in enumerate(results):
+        r._ag = (node, i)
+    return outs
+
+
+_INEXACT: dict = {}
+
+
+def _inexact(dtype: Any) -> bool:
+    found = _INEXACT.get(dtype)
+    if found is None:
+        found = _INEXACT[dtype] = bool(jnp.issubdtype(dtype, jnp.inexact))
+    return found
+
+
+def _record_deferred(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str, diff: tuple,
+                     entries: tuple) -> Any:
+    datas, shape_key = [], [key]
+    for x in inputs:
+        if isinstance(x, NDArray):
+            data = _LAZY_INPUT if is_deferred(x) else x.to_jax()
+            shape_key.append((x._data.shape, x._data.dtype))
+        else:
+            data = x
+            shape_key.append(_aval_key(x))
+        datas.append(data)
+    cache_key = tuple(shape_key)
+    out = _SHAPE_CACHE.get(cache_key)
+    if out is None:
+        avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x
+                 for x in inputs]
+        try:
+            out = _bounded(_SHAPE_CACHE)[cache_key] = _shape_entry(jax.eval_shape(fn, *avals))
+        except MXNetError:
+            raise
+        except Exception as err:
+            raise op_error(NamedOp(name), inputs, None, err) from None
+    multi, avals, structs = out
+    node = Node(key, fn, tuple(inputs), entries, diff, None, avals, multi, name)
+    node.datas = tuple(datas)
+    results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy array's _data is read-only
+    for i, r in enumerate(results):
+        r._ag = (node, i)
+        r._var = _Deferred(node, i)
+    return results if multi else results[0]
+
+
+def _shape_entry(out: Any) -> tuple:
+    multi = isinstance(out, (tuple, list))
+    outs = tuple(out) if multi else (out,)
+    return multi, tuple((o.shape, o.dtype) for o in outs), tuple(_struct(o.shape, o.dtype) for o in outs)
+
+
+@functools.lru_cache(maxsize=1024)
+def _struct(shape: tuple, dtype: Any) -> jax.ShapeDtypeStruct:
+    """One ShapeDtypeStruct per shape and dtype: the stand-in ``_data`` of lazy arrays."""
+    return jax.ShapeDtypeStruct(shape, dtype)
+
+
+def materialize(nodes: Sequence[Node]) -> None:
+    """Run these deferred nodes and the deferred nodes they read, oldest first, as ordinary nodes."""
+    with _LOCK:
+        todo, stack, seen = [], list(nodes), set()
+        while stack:
+            node = stack.pop()
+            if id(node) in seen or not node.deferred:
+                continue
+            seen.add(id(node))
+            todo.append(node)
+            stack.extend(x._var.node for x in node.inputs if is_deferred(x))
+        for node in sorted(todo, key=lambda n: n.seq):
+            if node.fused is not None:  # planned by a lazy backward: that program computes it
+                node.fused.run()
+                continue
+            datas = tuple(x.to_jax() if d is _LAZY_INPUT else d for x, d in zip(node.inputs, node.datas))
+            try:
+                out, node.vjp = _forward_with_vjp(node.key, node.fn, node.diff, False)(*datas)
+            except MXNetError:
+                raise
+            except Exception as err:
+                raise op_error(NamedOp(node.name), node.inputs, None, err) from None
+            node.values = tuple(out) if node.multi else (out,)
+            node.datas = None
+
+
+# ----------------------------------------------------------------------------- fused backward
+
+class _Plan:
+    """A region of deferred nodes wired for one program: its inputs from outside, the cotangents
+    arriving at its outputs, and the gradient targets (entries outside: variables or ordinary nodes)."""
+
+    def __init__(self, deferred: list[Node], cotangents: dict) -> None:
+        nodes = sorted(deferred, key=lambda n: n.seq)
+        local = {id(n): k for k, n in enumerate(nodes)}
+        self.nodes, self.ext_values = nodes, []
+        diff_positions, target_slots, self.targets = [], [], []
+        target_index: dict = {}
+        wiring = []
+        for node in nodes:
+            slots = []
+            for slot, (x, data) in enumerate(zip(node.inputs, node.datas)):
+                producer = x._var.node if data is _LAZY_INPUT and is_deferred(x) else None
+                if producer is not None and id(producer) in local:
+                    slots.append((local[id(producer)], x._var.index))
+                    continue
+                if slot in node.diff:  # a gradient leaves the region here; uses of one entry add up
+                    entry = node.entries[slot]
+                    key = id(entry) if isinstance(entry, Leaf) else (id(entry[0]), entry[1])
+                    if key not in target_index:
+                        target_index[key] = len(self.targets)
+                        self.targets.append(entry)
+                        target_slots.append([])
+                    target_slots[target_index[key]].append(len(diff_positions))
+                    diff_positions.append(len(self.ext_values))
+                slots.append((-1, len(self.ext_values)))
+                self.ext_values.append(x.to_jax() if data is _LAZY_INPUT else data)
+            wiring.append((node.key, node.diff, node.multi, tuple(slots)))
+        self.cts, ct_refs = [], []
+        for k, node in enumerate(nodes):
+            for i in range(len(node.out_avals)):
+                ct = cotangents.pop((id(node), i), None)
+                if ct is not None:
+                    ct_refs.append((k, i))
+                    self.cts.append(ct)
+        self.wiring = (tuple(wiring), tuple(ct_refs), tuple(diff_positions),
+                       tuple(tuple(t) for t in target_slots))
+        self.key = (self.wiring, tuple((v.shape, v.dtype) if isinstance(v, jax.Array) else
+                                       ("py", type(v).__name__) for v in self.ext_values))
+
+    def core(self) -> Callable:
+        """``(ext_values, cts, olds) -> (node outputs, target gradients)``; ``olds[t]`` (or None) is
+        added to target t's gradient (``grad_req='add'``)."""
+        fns, multis = [n.fn for n in self.nodes], [n.multi for n in self.nodes]
+        wiring, ct_refs, diff_positions, target_slots = self.wiring
+        slots_of = [w[3] for w in wiring]
+
+        def forward(diff_values: list, ext_values: list) -> tuple:
+            ext = list(ext_values)
+            for p, v in zip(diff_positions, diff_values):
+                ext[p] = v
+            outs: list = []
+            for fn, slots, multi in zip(fns, slots_of, multis):
+                out = fn(*(ext[i] if k < 0 else outs[k][i] for k, i in slots))
+                outs.append(tuple(out) if multi else (out,))
+            return [outs[k][i] for k, i in ct_refs], outs
+
+        def core(ext_values: list, cts: list, olds: list) -> tuple:
+            primals = [ext_values[p] for p in diff_positions]
+            _, vjp, outs = jax.vjp(lambda d: forward(d, ext_values), primals, has_aux=True)
+            (grads,) = vjp(cts)
+            totals = []
+            for slots, old in zip(target_slots, olds):
+                total = grads[slots[0]]
+                for s in slots[1:]:
+                    total = total + grads[s]
+                totals.append(total if old is None else old + total.astype(old.dtype))
+            return outs, totals
+        return core
+
+    def finish(self, values: list) -> None:
+        for node, outs in zip(self.nodes, values):
+            node.values, node.datas, node.vjp, node.fused = tuple(outs), None, None, None
+
+    def error(self, err: Exception) -> MXNetError:
+        return op_error(NamedOp(" + ".join(n.name for n in self.nodes)), self.nodes[0].inputs, None, err)
+
+
+def fused_backward(deferred: list[Node], cotangents: dict) -> list[tuple[Any, Any]]:
+    """Forward + VJP of a region of deferred nodes as one compiled program, run now.
+
+    ``cotangents`` maps ``(id(node), index)`` to the cotangents arriving at the
+    region's outputs (taken out of it).  Returns ``[(entry, gradient)]`` for the
+    differentiable entries outside the region that feed it.  The nodes end up
+    computed and freed, as after a backward.
+    """
+    with _LOCK:
+        plan = _Plan(deferred, cotangents)
+        program = _FUSED_CACHE.get(plan.key)
+        if program is None:
+            program = _bounded(_FUSED_CACHE)[plan.key] = jax.jit(plan.core())
+        try:
+            values, grads = program(plan.ext_values, plan.cts, [None] * len(plan.targets))
+        except MXNetError:
+            raise
+        except Exception as err:
+            raise plan.error(err) from None
+        plan.finish(values)
+        return list(zip(plan.targets, grads))
+
+
+def defer_backward(deferred: list[Node], cotangents: dict) -> bool:
+    """Like :func:`fused_backward` for a region whose gradients all go to variables, but lazily:
+    their ``.grad`` buffers (and the region's values) become lazy outputs of one pending
+    program, run when one is read -- or fused with the optimizer's update by
+    :meth:`PendingBackward.run`.  Returns False (nothing done) if the region does not qualify."""
+    with _LOCK:
+        plan = _Plan(deferred, cotangents)
+        if not all(isinstance(t, Leaf) for t in plan.targets):
+            cotangents.update({(id(plan.nodes[k]), i): ct for (k, i), ct in zip(plan.wiring[1], plan.cts)})
+            return False
+        PendingBackward(plan)
+        return True
+
+
+class _GradLazy(Lazy):
+    """The ``_var`` of a gradient buffer written by a backward that has not run yet."""
+
+    __slots__ = ("run", "index")
+
+    def __init__(self, run: "PendingBackward", index: int) -> None:
+        self.run, self.index = run, index
+
+    def compute(self, array: NDArray) -> Any:
+        self.run.run()
+        return self.run.grads[self.index]
+
+
+class PendingBackward:
+    """A backward pass compiled but not run: it runs when any of its results is read, or
+    together with an optimizer update (``run(update=...)``) in one program."""
+
+    def __init__(self, plan: _Plan) -> None:
+        self.plan, self.grads = plan, None
+        self.buffers, olds = [], []
+        for index, leaf in enumerate(plan.targets):
+            buffer = leaf.grad if leaf.grad_req != "null" else None
+            self.buffers.append(buffer)
+            if buffer is None:
+                olds.append(None)
+                continue
+            olds.append(buffer.to_jax() if leaf.grad_req == "add" else None)
+            aval = buffer._data
+            buffer._data = _struct(tuple(aval.shape), aval.dtype)
+            buffer._var = _GradLazy(self, index)
+        self.olds = olds
+        for node in plan.nodes:
+            node.fused = self
+
+    def buffer_positions(self, buffers: Sequence[NDArray]) -> list[int] | None:
+        """Where each of these gradient buffers is among this backward's targets (None if one is
+        not a lazy gradient of this pending backward)."""
+        if self.grads is not None:
+            return None
+        where = {id(b): i for i, b in enumerate(self.buffers) if b is not None}
+        positions = []
+        for b in buffers:
+            var = b._var
+            if not isinstance(var, _GradLazy) or var.run is not self or id(b) not in where:
+                return None
+            positions.append(where[id(b)])
+        return positions
+
+    def run(self, update: Any = None) -> Any:
+        """Run the program; with ``update = (key, fn, positions, weights, states, extra)`` the
+        program also applies ``fn(weights, [grads[p] for p in positions], states, *extra)``
+        (donating weights and states) and its result is returned."""
+        with _LOCK:
+            if self.grads is not None:
+                if update is not None:
+                    raise MXNetError("internal: a fused update on a backward that already ran")
+                return None
+            plan = self.plan
+            olds = [o if b is not None else None for o, b in zip(self.olds, self.buffers)]
+            if update is None:
+                program = _FUSED_CACHE.get(plan.key)
+                if program is None:
+                    program = _bounded(_FUSED_CACHE)[plan.key] = jax.jit(plan.core())
+                args: tuple = (plan.ext_values, plan.cts, olds)
+            else:
+                key, fn, positions, weights, states, extra = update
+                # a weight that is also a program input is passed once (it is donated)
+                by_id = {id(w): j for j, w in enumerate(weights)}
+                subst = tuple((p, by_id[id(v)]) for p, v in enumerate(plan.ext_values) if id(v) in by_id)
+                ext = list(plan.ext_values)
+                for p, _ in subst:
+                    ext[p] = None
+                full_key = (plan.key, key, tuple(positions), subst)
+                program = _FUSED_CACHE.get(full_key)
+                if program is None:
+                    program = _bounded(_FUSED_CACHE)[full_key] = _with_update(plan.core(), fn, positions, subst)
+                args = (ext, plan.cts, olds, list(weights), list(states), *extra)
+            try:
+                result = program(*args)
+            except MXNetError:
+                raise
+            except Exception as err:
+                raise plan.error(err) from None
+            values, grads = result[0], result[1]
+            plan.finish(values)
+            self.grads = grads
+            for buffer, grad in zip(self.buffers, grads):
+                if buffer is not None and isinstance(buffer._var, _GradLazy) and buffer._var.run is self:
+                    if grad.dtype != buffer._data.dtype:
+                        grad = grad.astype(buffer._data.dtype)
+                    buffer._data, buffer._var = grad, None
+            self.plan = self.olds = None
+            return result[2:] if update is not None else None
+
+
+def _with_update(core: Callable, fn: Callable, positions: Sequence[int], subst: tuple) -> Callable:
+    def program(ext_values: list, cts: list, olds: list, weights: list, states: list, *extra: Any) -> tuple:
+        ext = list(ext_values)
+        for p, j in subst:
+            ext[p] = weights[j]
+        values, grads = core(ext, cts, olds)
+        new_weights, new_states = fn(weights, [grads[p] for p in positions], states, *extra)
+        return values, grads, new_weights, new_states
+    return jax.jit(program, donate_argnums=(3, 4))
+
+
+def pending_backward_of(grads: Sequence[NDArray]) -> tuple[PendingBackward, list[int]] | None:
+    """The pending backward whose lazy gradient buffers these all are, with their positions."""
+    var = grads[0]._var if grads else None
+    if not isinstance(var, _GradLazy):
+        return None
+    positions = var.run.buffer_positions(grads)
+    return None if positions is None else (var.run, positions)

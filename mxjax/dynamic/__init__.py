@@ -1,0 +1,4 @@
+"""Dynamic shapes: graphs with data-dependent ops run as compiled static segments and eager ops."""
+from .segments import DynamicShapeProperty, SegmentedGraph, has_dynamic_ops
+
+__all__ = ["DynamicShapeProperty", "SegmentedGraph", "has_dynamic_ops"]

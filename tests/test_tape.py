@@ -1,0 +1,220 @@
+"""Deferred tape nodes: a hybridized block under record() is differentiated with its loss in one
+program, and fused with the optimizer's update; every path gives raw JAX's numbers."""
+import jax
+import jax.numpy as jnp
+import numpy as onp
+import pytest
+
+import mxjax as mx
+from mxjax import _tape, autograd, gluon
+from mxjax.gluon import nn
+
+RNG = onp.random.default_rng(3)
+X = RNG.normal(size=(6, 5)).astype(onp.float32)
+Y = RNG.integers(0, 3, size=6).astype(onp.int32)
+
+
+def _net(hybridize=True, seed=0):
+    mx.random.seed(seed)
+    net = nn.HybridSequential()
+    net.add(nn.Dense(8, activation="tanh"), nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    net(mx.np.array(X))
+    if hybridize:
+        net.hybridize()
+    return net
+
+
+def _params(net):
+    return [jnp.asarray(p.data().asnumpy()) for p in net.collect_params().values()]
+
+
+def _jax_loss(params, x, y):
+    w0, b0, w1, b1 = params
+    out = jnp.tanh(x @ w0.T + b0) @ w1.T + b1
+    return -jnp.take_along_axis(jax.nn.log_softmax(out), y[:, None], axis=1).mean(), out
+
+
+def _mx_loss(net, x, y):
+    out = net(x)
+    return -mx.npx.pick(mx.npx.log_softmax(out), y).mean(), out
+
+
+def _oracle(params):
+    (loss, out), grads = jax.value_and_grad(_jax_loss, has_aux=True)(params, jnp.asarray(X), jnp.asarray(Y))
+    return onp.asarray(loss), onp.asarray(out), [onp.asarray(g) for g in grads]
+
+
+def _close(got, want, rtol=1e-5, atol=1e-6):
+    onp.testing.assert_allclose(got.asnumpy() if hasattr(got, "asnumpy") else got, want, rtol=rtol, atol=atol)
+
+
+def test_outputs_are_lazy_until_backward_and_match_jax():
+    net = _net()
+    want_loss, want_out, want_grads = _oracle(_params(net))
+    x, y = mx.np.array(X), mx.np.array(Y)
+    with autograd.record():
+        loss, out = _mx_loss(net, x, y)
+    assert _tape.is_deferred(out) and _tape.is_deferred(loss)  # nothing ran yet
+    assert out.shape == (6, 3) and loss.shape == ()
+    loss.backward()
+    params = list(net.collect_params().values())
+    assert all(isinstance(p.grad()._var, _tape._GradLazy) for p in params)  # the program has not run yet
+    _close(loss, want_loss)
+    _close(out, want_out)
+    for p, g in zip(params, want_grads):
+        _close(p.grad(), g)
+
+
+def test_reading_a_value_before_backward_runs_nodes_one_by_one():
+    net = _net()
+    _, _, want_grads = _oracle(_params(net))
+    with autograd.record():
+        loss, out = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+        assert onp.isfinite(float(loss))  # materializes the deferred nodes
+        assert not _tape.is_deferred(loss)
+    loss.backward()
+    for p, g in zip(net.collect_params().values(), want_grads):
+        _close(p.grad(), g)
+
+
+def test_trainer_step_fuses_with_backward_and_matches_sgd(monkeypatch):
+    built = []
+    real = _tape._with_update
+    monkeypatch.setattr(_tape, "_with_update", lambda *a: built.append(a) or real(*a))
+    _tape.clear_caches()
+    net = _net()
+    params = _params(net)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01})
+    x, y = mx.np.array(X), mx.np.array(Y)
+    momentum = [onp.zeros_like(p) for p in params]
+    for _ in range(3):
+        with autograd.record():
+            loss, _ = _mx_loss(net, x, y)
+        loss.backward()
+        trainer.step(2)
+        _, _, grads = _oracle(params)
+        new = []
+        for i, (w, g) in enumerate(zip(params, grads)):  # MXNet's SGD: mom = 0.9 mom - lr (g / 2 + wd w)
+            momentum[i] = 0.9 * momentum[i] - 0.1 * (g / 2 + 0.01 * onp.asarray(w))
+            new.append(jnp.asarray(onp.asarray(w) + momentum[i]))
+        params = new
+        for p, g in zip(net.collect_params().values(), grads):  # the gradients are kept, as in MXNet
+            _close(p.grad(), g)
+    for p, want in zip(net.collect_params().values(), params):
+        _close(p.data(), onp.asarray(want), rtol=1e-4, atol=1e-5)
+    assert len(built) == 1  # backward + update compiled together once, reused by later steps
+
+
+def test_hybridized_training_equals_imperative_training():
+    nets = [_net(hybridize=h) for h in (True, False)]
+    for net in nets:
+        trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.01})
+        for _ in range(4):
+            with autograd.record():
+                loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+            loss.backward()
+            trainer.step(6)
+    for a, b in zip(nets[0].collect_params().values(), nets[1].collect_params().values()):
+        _close(a.data(), b.data().asnumpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_grad_req_add_accumulates_through_lazy_backwards():
+    net = _net()
+    _, _, want = _oracle(_params(net))
+    for p in net.collect_params().values():
+        p.grad_req = "add"
+    for _ in range(2):
+        with autograd.record():
+            loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+        loss.backward()
+    for p, g in zip(net.collect_params().values(), want):
+        _close(p.grad(), 2 * g)
+
+
+def test_retain_graph_and_a_second_backward():
+    net = _net()
+    _, _, want = _oracle(_params(net))
+    with autograd.record():
+        loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+    loss.backward(retain_graph=True)
+    loss.backward()
+    for p, g in zip(net.collect_params().values(), want):
+        _close(p.grad(), g)
+    with pytest.raises(mx.MXNetError, match="already freed"):
+        loss.backward()
+
+
+def test_second_backward_after_a_lazy_one_says_freed():
+    net = _net()
+    with autograd.record():
+        loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+    loss.backward()
+    with pytest.raises(mx.MXNetError, match="already freed"):
+        loss.backward()
+
+
+def test_input_gradient_chained_blocks_and_a_block_used_twice():
+    first, second = _net(), nn.Dense(3, in_units=3)
+    second.initialize(mx.init.Uniform(0.5))
+    second.hybridize()
+    x = mx.np.array(X)
+    x.attach_grad()
+    with autograd.record():
+        y = (second(first(x)) ** 2).sum() + (first(x) * 0.5).sum()  # the first block used twice
+    y.backward()
+    p0, p2 = _params(first), [jnp.asarray(p.data().asnumpy()) for p in second.collect_params().values()]
+
+    def f(xx, p0, p2):
+        out = _jax_loss(p0, xx, jnp.asarray(Y))[1]
+        return ((out @ p2[0].T + p2[1]) ** 2).sum() + (out * 0.5).sum()
+    gx, g0, g2 = jax.grad(f, argnums=(0, 1, 2))(jnp.asarray(X), p0, p2)
+    _close(x.grad, onp.asarray(gx), rtol=1e-4, atol=1e-5)
+    for p, g in zip(first.collect_params().values(), g0):
+        _close(p.grad(), onp.asarray(g), rtol=1e-4, atol=1e-5)
+    for p, g in zip(second.collect_params().values(), g2):
+        _close(p.grad(), onp.asarray(g), rtol=1e-4, atol=1e-5)
+
+
+def test_higher_order_gradient_through_a_hybridized_block():
+    net = _net()
+    x = mx.np.array(X)
+    x.attach_grad()
+    with autograd.record():
+        out = net(x).sum()
+        (gx,) = [autograd.grad(out, [x], create_graph=True)[0]]
+        z = (gx ** 2).sum()
+    z.backward()
+    p = _params(net)
+
+    def g(xx):
+        return jax.grad(lambda v: _jax_loss(p, v, jnp.asarray(Y))[1].sum())(xx)
+    want = jax.grad(lambda v: (g(v) ** 2).sum())(jnp.asarray(X))
+    _close(x.grad, onp.asarray(want), rtol=1e-4, atol=1e-6)
+
+
+def test_batchnorm_running_stats_written_by_the_fused_program():
+    def make(h):
+        net = nn.HybridSequential()
+        net.add(nn.Dense(4), nn.BatchNorm())
+        net.initialize(mx.init.One())
+        if h:
+            net.hybridize()
+        return net
+    nets = [make(True), make(False)]
+    for net in nets:
+        with autograd.record():
+            loss = (net(mx.np.array(X)) ** 2).sum()
+        loss.backward()
+    for a, b in zip(nets[0].collect_params().values(), nets[1].collect_params().values()):
+        _close(a.data(), b.data().asnumpy(), rtol=1e-5, atol=1e-6)
+    mean = nets[0][1].running_mean.data().asnumpy()
+    assert not onp.allclose(mean, 0)  # momentum 0.9: 0.1 * the batch mean
+
+
+def test_shape_error_in_a_deferred_op_names_the_op():
+    net = _net()
+    with autograd.record():
+        out = net(mx.np.array(X))
+        with pytest.raises(mx.MXNetError, match="dot"):
+            mx.np.dot(out, mx.np.ones((4, 2)))
