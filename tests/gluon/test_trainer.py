@@ -1,4 +1,5 @@
-"""Trainer (vs optax on the same gradients, stale gradients, states) and SymbolBlock (MXNet 1.9.1 models)."""
+"""Trainer (every optimizer against MXNet 2's update rule, optax on the same gradients, stale gradients,
+states) and SymbolBlock (MXNet 1.9.1 models)."""
 import glob
 import pathlib
 
@@ -11,6 +12,7 @@ import pytest
 import mxjax as mx
 from mxjax import autograd, gluon
 from mxjax.gluon import nn
+from optimizer_rules import CASES, ref_lars
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "formats" / "fixtures"
 RNG = onp.random.default_rng(0)
@@ -76,6 +78,52 @@ def test_trainer_steps_match_the_update_rule(hybridize, name, kwargs, reference)
         jparams = optax.apply_updates(jparams, updates)
     for p, want in zip(net.collect_params().values(), jparams):
         onp.testing.assert_allclose(p.data().asnumpy(), onp.asarray(want), rtol=1e-4, atol=2e-6)
+
+
+_jax_grad = jax.jit(jax.grad(_jax_loss))
+LR_MULT, WD_MULT = [1.0, 1.0, 0.5, 1.0], [1.0, 1.0, 2.0, 1.0]  # set on net[1].weight (index 2) below
+
+
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybrid"])
+@pytest.mark.parametrize("name, kwargs, ref", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_trainer_applies_every_optimizer_rule(hybridize, name, kwargs, ref):
+    """Trainer.step against the NumPy transcription of MXNet 2's rule, on jax.grad of the same loss.
+
+    The Trainer hands the optimizer ``rescale_grad = kwargs['rescale_grad'] / batch_size`` and the
+    Parameters as ``param_dict`` (multipliers come from the Parameter objects).  It passes no
+    ``param_idx2name`` (neither does MXNet 2's), so LARS sees the name ``str(index)`` and scales
+    every parameter, the '0.bias'/'1.bias' ones included."""
+    net = _net()
+    net[1].weight.lr_mult = 0.5
+    net[1].weight.wd_mult = 2.0
+    if hybridize:
+        net.hybridize()
+    params = list(net.collect_params().values())
+    rng = onp.random.default_rng(1)
+    for p in params:  # weights of order 1 and non-zero biases: weight decay and LARS norms matter
+        p.set_data(mx.np.array((0.5 * rng.standard_normal(p.shape)).astype(onp.float32)))
+    trainer = gluon.Trainer(net.collect_params(), name, dict(kwargs))
+    batch = X.shape[0]
+    k = dict(kwargs, rescale_grad=kwargs.get("rescale_grad", 1.0) / batch)
+    lr, wd, t0 = kwargs["learning_rate"], kwargs.get("wd", 0.0), kwargs.get("begin_num_update", 0)
+    ref_w = [p.data().asnumpy().astype(onp.float64) for p in params]
+    ref_s = [{} for _ in params]
+    x = mx.np.array(X)
+    for step in range(1, 4):
+        with autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        trainer.step(batch)
+        grads = _jax_grad([jnp.asarray(w) for w in ref_w], jnp.asarray(X, jnp.float64))
+        for i, (p, g) in enumerate(zip(params, grads)):
+            extra = {"name": str(i)} if ref is ref_lars else {}
+            ref_w[i] = ref(k, ref_w[i], onp.asarray(g), ref_s[i], lr * LR_MULT[i], wd * WD_MULT[i], t0 + step,
+                           **extra)
+            got = p.data().asnumpy()
+            assert got.dtype == onp.float32
+            onp.testing.assert_allclose(got, ref_w[i], rtol=1e-4, atol=1e-5,
+                                        err_msg=f"{name} step {step} parameter {p.name}")
+    assert trainer.optimizer.num_update == t0 + 3
 
 
 def test_stale_gradients_and_learning_rate(tmp_path):
