@@ -19,7 +19,7 @@ from typing import Any, Iterator, Sequence
 
 import jax
 
-from . import _config, _ir, _rng
+from . import _config, _ir
 from ._ir import Node, topo_order
 from .base import MXNetError
 from .ndarray import LAZY, NDArray, _default_class, infer_outputs, reset_handler, set_handler, wrap_outputs
@@ -83,6 +83,10 @@ class _Recorder:
 
     def invoke(self, op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
         params = dict(params or {})
+        key = None
+        if op.needs_key:  # callers pass the PRNG key first; the graph node has no key input
+            key, inputs = inputs[0], list(inputs[1:])
+            key = key.to_jax() if isinstance(key, NDArray) else key
         twin = scalar_twin(op, [None if isinstance(x, NDArray) else x for x in inputs], legacy=False)
         if twin is not None:  # x * 2 is recorded as MXNet's _npi_multiply_scalar, as MXNet 2 exports it
             op, params, array_slot = twin
@@ -104,7 +108,7 @@ class _Recorder:
         node = Node(json_name(op), f"{op.name.lower().lstrip('_')}{next(_const_names)}", params=params,
                     inputs=entries)
         if op.needs_key:
-            _keys[node] = _rng.next_key()
+            _keys[node] = key
         clean = {k: v for k, v in params.items() if k != CONSTANTS}
         out_cls = out_cls or _default_class()
         if op.dynamic_shape:  # the output shape needs the values: compute now

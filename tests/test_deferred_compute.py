@@ -139,3 +139,30 @@ def test_clear_and_context_off():
             z = a * 2   # runs eagerly
             assert z._dc is None
     onp.testing.assert_allclose(y.asnumpy(), A + 1)
+
+
+def test_random_ops_take_the_callers_key_and_the_graph_has_no_key_input():
+    x = np.ones((2, 3))
+    with dc.context():
+        dc.set_variable(x, mx.sym.var("x"))
+        z = x + np.random.uniform(size=(2, 3))
+        sym = dc.get_symbol(z)
+    values = z.asnumpy()
+    assert sym.list_inputs() == ["x"] and ((values >= 1) & (values < 2)).all()
+
+
+def test_hybridized_dropout_in_training_masks_values_and_gradients():
+    from mxjax.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(5, in_units=3, weight_initializer=mx.init.One(), bias_initializer=mx.init.One()),
+            nn.Dropout(0.5))
+    net.initialize()
+    net.hybridize()
+    x = np.ones((64, 3))
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    kept = y.asnumpy() != 0
+    onp.testing.assert_allclose(y.asnumpy()[kept], 8.0)  # (3 + 1) / (1 - p)
+    assert 0.3 < kept.mean() < 0.7
+    onp.testing.assert_allclose(net[0].weight.grad().asnumpy(), 2.0 * kept.sum(axis=0)[:, None] * onp.ones((1, 3)))

@@ -403,7 +403,14 @@ class HybridBlock(Block):
             results = _tape.record(("hybrid", entry.serial), lambda *a: compiled(a[:-1], a[-1]), [*inputs, rng],
                                    None, type(self).__name__, defer=True)
         else:
-            results = tuple(np_class()._wrap(o) for o in entry.compiled(tuple(x.to_jax() for x in inputs), rng))
+            try:
+                raw = entry.compiled(tuple(x.to_jax() for x in inputs), rng)
+            except MXNetError:
+                raise
+            except Exception as err:  # a check inside the program (while_loop's max_iterations) failed
+                lines = [line for line in str(err).splitlines() if line.strip()]
+                raise MXNetError(f"{type(self).__name__}: {lines[-1] if lines else err}") from None
+            results = tuple(np_class()._wrap(o) for o in raw)
         results = results if isinstance(results, tuple) else (results,)
         outs, updates = results[:entry.n_out], results[entry.n_out:]
         for param, value in zip(entry.aux_targets, updates):
