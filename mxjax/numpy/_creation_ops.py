@@ -13,13 +13,20 @@ from ..base import normalize_dtype
 from ..device import Device
 from ..ndarray import invoke, np_class
 from ..operator import get_op
-from ._maker import np_function
+from ._maker import by_shape_array, np_function
 
-zeros = np_function("zeros", positional=("shape", "dtype", "order"))
-ones = np_function("ones", positional=("shape", "dtype", "order"))
-empty = np_function("zeros", name="empty", positional=("shape", "dtype", "order"),
-                    note="mxjax fills ``empty`` arrays with zeros.")
-full = np_function("full", positional=("shape", "fill_value", "dtype", "order"))
+_SHAPE_ARGS = ("shape", "dtype", "order")
+_FULL_ARGS = ("shape", "fill_value", "dtype", "order")
+# a shape given as an mx array (computed from data) runs the dynamic-shape op taking it as an input
+zeros = by_shape_array(np_function("zeros", positional=_SHAPE_ARGS),
+                       np_function("_zeros_by_shape_array", name="zeros", positional=_SHAPE_ARGS), 0, "shape")
+ones = by_shape_array(np_function("ones", positional=_SHAPE_ARGS),
+                      np_function("_ones_by_shape_array", name="ones", positional=_SHAPE_ARGS), 0, "shape")
+empty = by_shape_array(np_function("zeros", name="empty", positional=_SHAPE_ARGS,
+                                   note="mxjax fills ``empty`` arrays with zeros."),
+                       np_function("_zeros_by_shape_array", name="empty", positional=_SHAPE_ARGS), 0, "shape")
+full = by_shape_array(np_function("full", positional=_FULL_ARGS),
+                      np_function("_full_by_shape_array", name="full", positional=_FULL_ARGS), 0, "shape")
 zeros_like = np_function("zeros_like", positional=("a", "dtype", "order", "subok", "shape"))
 ones_like = np_function("ones_like", positional=("a", "dtype", "order", "subok", "shape"))
 empty_like = np_function("zeros_like", name="empty_like", positional=("a", "dtype", "order", "subok", "shape"),

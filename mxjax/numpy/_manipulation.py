@@ -16,7 +16,7 @@ from ..base import MXNetTypeError, MXNetValueError, normalize_dtype
 from ..ndarray import NDArray, invoke, np_class
 from ..operator import get_op
 from ..operator.manipulation import pad_pairs
-from ._maker import np_function
+from ._maker import by_shape_array, np_function
 
 transpose = np_function("transpose")
 copy = np_function("copy")
@@ -26,7 +26,8 @@ expand_dims = np_function("expand_dims")
 swapaxes = np_function("swapaxes")
 moveaxis = np_function("moveaxis")
 rollaxis = np_function("rollaxis")
-broadcast_to = np_function("broadcast_to")
+broadcast_to = by_shape_array(np_function("broadcast_to"), np_function("_broadcast_to_by_shape_array",
+                              name="broadcast_to"), 1, "shape")
 broadcast_arrays = np_function("broadcast_arrays", sequence_input=False)
 resize = np_function("resize")
 concatenate = np_function("concatenate", positional=("arrays", "axis", "out", "dtype"))
@@ -79,13 +80,18 @@ def _static(value: Any) -> Any:
 
 @_binds("reshape")
 def reshape(a: Any, /, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> ndarray:
-    """A new shape for ``a`` (one dimension may be -1); ``newshape=`` is NumPy's older spelling."""
+    """A new shape for ``a`` (one dimension may be -1); ``newshape=`` is NumPy's older spelling.
+
+    ``shape`` may be an integer mx array (computed from data): the dynamic-shape op
+    ``_reshape_by_shape_array`` then takes it as an input."""
     if newshape is not None:
         if shape is not None:
             raise TypeError("reshape() got both shape and newshape; give only shape")
         shape = newshape
     if shape is None:
         raise TypeError("reshape() missing required argument 'shape'")
+    if isinstance(shape, NDArray):  # a shape computed from data: the dynamic-shape op keeps it an input
+        return invoke(get_op("_reshape_by_shape_array"), [a, shape], {"order": order}, np_class())
     shape = tuple(shape) if isinstance(shape, (list, tuple)) else int(shape)
     return invoke(get_op("reshape"), [a], {"newshape": shape, "order": order}, np_class())
 

@@ -39,7 +39,9 @@ class ndarray(NDArray):
     __str__ = __repr__
 
     def reshape(self, *shape: Any, order: str = "C") -> "ndarray":
-        """NumPy's reshape: ``x.reshape(2, -1)`` or ``x.reshape((2, -1))``."""
+        """NumPy's reshape: ``x.reshape(2, -1)``, ``x.reshape((2, -1))`` or ``x.reshape(shape_array)``."""
+        if len(shape) == 1 and isinstance(shape[0], NDArray):  # a shape computed from data
+            return _manipulation.reshape(self, shape[0], order=order)
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return invoke(get_op("reshape"), (self,), {"newshape": tuple(shape), "order": order}, ndarray)

@@ -15,6 +15,7 @@ from .._deferred_compute import is_deferred_compute
 from .._frontend import make_function, store_out
 from .._rng import next_key
 from ..ndarray import invoke
+from ..numpy._maker import by_shape_array
 from ..numpy.multiarray import ndarray
 from ..operator import get_op
 
@@ -151,7 +152,12 @@ sequence_mask = _npx("SequenceMask", "sequence_mask")
 gather_nd = _npx("gather_nd", "gather_nd")
 scatter_nd = _npx("scatter_nd", "scatter_nd")
 stop_gradient = _npx("BlockGrad", "stop_gradient")
-reshape = _npx("_npx_reshape", "reshape", positional=("a", "newshape", "reverse", "order"))
+reshape = by_shape_array(
+    _npx("_npx_reshape", "reshape", positional=("a", "newshape", "reverse", "order"), keywords={}),
+    _npx("_reshape_by_shape_array", "reshape", positional=("a", "shape", "reverse", "order"),
+         keywords={"newshape": "shape"}), 1, "newshape")
+boolean_mask = _npx("_contrib_boolean_mask", "boolean_mask", positional=("data", "index", "axis"))
+shape_array = _npx("shape_array", "shape_array")
 smooth_l1 = _npx("smooth_l1", "smooth_l1")
 ctc_loss = _npx("CTCLoss", "ctc_loss")
 
@@ -168,6 +174,7 @@ __all__ = [
     "softmax", "log_softmax", "masked_softmax", "masked_log_softmax",
     "fully_connected", "convolution", "deconvolution", "pooling", "embedding", "layer_norm", "group_norm",
     "dropout", "batch_norm", "instance_norm", "one_hot", "pick", "topk", "batch_dot", "broadcast_like", "arange_like",
-    "sequence_mask", "gather_nd", "scatter_nd", "stop_gradient", "reshape", "smooth_l1", "ctc_loss",
+    "sequence_mask", "gather_nd", "scatter_nd", "stop_gradient", "reshape", "boolean_mask", "shape_array",
+    "smooth_l1", "ctc_loss",
     "erf", "erfinv", "gamma", "gammaln", "digamma",
 ]

@@ -1,10 +1,11 @@
 """The operator registry and every op definition (importing this package registers them all)."""
 from __future__ import annotations
 
-from .registry import OPS, OpDef, Param, clear_caches, defop, get_op, list_ops, register
+from .registry import OPS, DynamicShapeError, OpDef, Param, clear_caches, defop, get_op, list_ops, register
 
 # Op modules, imported once here so the registry's contents never depend on import order.
 from . import core, elemwise, creation, manipulation, reduction, sorting  # noqa: E402,F401
-from . import linalg, random, nn, legacy, numpy_extra  # noqa: E402,F401
+from . import linalg, random, nn, legacy, numpy_extra, dynamic  # noqa: E402,F401
+from . import control_flow  # noqa: E402,F401
 
-__all__ = ["OPS", "OpDef", "Param", "clear_caches", "defop", "get_op", "list_ops", "register"]
+__all__ = ["OPS", "DynamicShapeError", "OpDef", "Param", "clear_caches", "defop", "get_op", "list_ops", "register"]

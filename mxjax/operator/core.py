@@ -1,9 +1,12 @@
 """The ops NDArray itself needs: casts, copies, reshapes, transposes, indexing and index assignment."""
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as onp
 
 from .. import _indexing
+from ..base import MXNetValueError
 from ._reshape import legacy_shape, npx_shape
 from .registry import OpDef, defop, register
 
@@ -56,10 +59,25 @@ def _setitem(data, value, *indices, key: tuple = ()):
     return data.at[_indexing.build_key(key, indices)].set(value)
 
 
+def _setitem_mask(data, value, *indices, key: tuple = ()):
+    """``_setitem`` with a boolean mask in the key: ``value`` must broadcast to the selected elements."""
+    index = _indexing.build_key(key, indices)
+    selected = jax.eval_shape(lambda d: d[index], jax.ShapeDtypeStruct(data.shape, data.dtype)).shape
+    given = tuple(jnp.shape(value))
+    try:
+        fits = onp.broadcast_shapes(given, selected) == tuple(selected)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise MXNetValueError(f"_setitem_mask (x[mask] = value): cannot assign a value of shape {given} to the "
+                              f"selection of shape {tuple(selected)} (data shape {tuple(data.shape)})")
+    return _setitem(data, value, *indices, key=key)
+
+
 register(OpDef("_getitem", _getitem, aliases=("_npi_advanced_indexing", "_npi_slice_basic")))
 register(OpDef("_getitem_mask", _getitem, aliases=("_npi_boolean_mask_getitem",), dynamic_shape=True))
 register(OpDef("_setitem", _setitem, aliases=("_npi_index_update",)))
-register(OpDef("_setitem_mask", _setitem, aliases=("_npi_boolean_mask_assign",), dynamic_shape=True))
+register(OpDef("_setitem_mask", _setitem_mask, aliases=("_npi_boolean_mask_assign",), dynamic_shape=True))
 
 
 @defop("matmul", aliases=("_npi_matmul",))

@@ -291,3 +291,12 @@ def size_array(data):
     """The input's number of elements as an int64 array of shape (1,)."""
     return jnp.asarray([data.size], dtype=jnp.int64)
 
+
+@defop("_contrib_index_array")
+def index_array(data, *, axes: shape | None = None):
+    """The index of every element: int64 of shape ``data.shape + (n,)`` with ``out[i, j, ..., :] =
+    (i, j, ...)``; ``axes`` keeps only those coordinates, in that order (MXNet's contrib op)."""
+    ndim = data.ndim
+    picked = tuple(range(ndim)) if axes is None else tuple(norm_axis(a, ndim, "index_array") for a in axes)
+    grid = jnp.indices(data.shape, dtype=jnp.int64)
+    return jnp.stack([grid[a] for a in picked], axis=-1) if picked else jnp.zeros((*data.shape, 0), jnp.int64)

@@ -2,10 +2,13 @@
 element-wise functions, covariance and binning, and value-dependent selection."""
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as onp
 
-from ..base import MXNetValueError
+from ..base import MXNetIndexError, MXNetValueError
 from ._dtypes import fix_float, resolve_dtype, to_float
+from .reduction import check_axis
 from .registry import defop
 
 
@@ -108,13 +111,28 @@ def compress(condition, a, *, axis: int | None = None):
     condition = jnp.asarray(condition).astype(bool)
     if condition.ndim != 1:
         raise MXNetValueError(f"compress: condition must be 1-D, got shape {condition.shape}")
+    check_axis("compress", a, axis)
+    _check_selection("compress", condition, jnp.size(a) if axis is None else jnp.shape(a)[axis],
+                     0 if axis is None else axis)
     return jnp.compress(condition, a, axis=axis)
 
 
 @defop("extract", dynamic_shape=True)
 def extract(condition, arr):
     """The elements of ``arr`` (flattened) where ``condition`` is true."""
-    return jnp.extract(jnp.asarray(condition).astype(bool), arr)
+    condition = jnp.asarray(condition).astype(bool)
+    _check_selection("extract", condition, jnp.size(arr), 0)
+    return jnp.extract(condition, arr)
+
+
+def _check_selection(op: str, condition, size: int, axis: int) -> None:
+    """NumPy's IndexError for a true condition entry past the end of the selected axis (concrete only)."""
+    if isinstance(condition, jax.core.Tracer):
+        return
+    beyond = onp.flatnonzero(onp.asarray(condition).reshape(-1)[size:])
+    if beyond.size:
+        raise MXNetIndexError(f"{op}: index {size + int(beyond[0])} is out of bounds for axis {axis} "
+                              f"with size {size}")
 
 
 @defop("vecdot")

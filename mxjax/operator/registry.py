@@ -18,10 +18,29 @@ import jax
 from .. import _config
 from ..base import MXNetError, MXNetValueError, decode_attr, encode_attr, normalize_dtype
 
-__all__ = ["OpDef", "Param", "defop", "register", "get_op", "OPS", "list_ops", "clear_caches"]
+__all__ = ["OpDef", "Param", "defop", "register", "get_op", "OPS", "list_ops", "clear_caches",
+           "DynamicShapeError", "dynamic_shape_error"]
 
 OPS: dict[str, "OpDef"] = {}      # canonical name and every alias → OpDef
 _CANONICAL: dict[str, "OpDef"] = {}
+
+
+class DynamicShapeError(MXNetError):
+    """A ``dynamic_shape`` op met abstract inputs: its output shape needs their values."""
+
+
+def dynamic_shape_error(op: str, what: str = "its inputs") -> DynamicShapeError:
+    """The error of a dynamic-shape op asked for its output shape without concrete input values."""
+    return DynamicShapeError(
+        f"{op} is a dynamic-shape op: its output shape depends on the values of {what}, so it is known only "
+        "when the op runs on concrete arrays. It cannot be part of one compiled program (jax.jit, shape "
+        "inference without data); run it imperatively, or let the graph run its dynamic ops eagerly "
+        "between compiled segments")
+
+
+# JAX's errors for a value needed at trace time (what a dynamic-shape op hits under eval_shape/jit)
+_NOT_CONCRETE = (jax.errors.ConcretizationTypeError, jax.errors.NonConcreteBooleanIndexError,
+                 jax.errors.TracerArrayConversionError, jax.errors.TracerIntegerConversionError)
 
 
 @dataclass(frozen=True)
@@ -176,7 +195,14 @@ class OpDef:
         """Output shape/dtype structs for input avals (``jax.ShapeDtypeStruct``) without computing."""
         if self.infer is not None:
             return self.infer(*avals, **params)
-        return jax.eval_shape(lambda *a: self.compute(*a, **params), *avals)
+        try:
+            return jax.eval_shape(lambda *a: self.compute(*a, **params), *avals)
+        except DynamicShapeError as err:  # the op's own message, without the note JAX appends
+            raise DynamicShapeError(str(err).split("\n--------------------")[0]) from None
+        except _NOT_CONCRETE:
+            if not self.dynamic_shape:
+                raise
+            raise dynamic_shape_error(self.name) from None
 
     def vjp(self, *arrays: Any, **params: Any) -> tuple[Any, Callable[..., Any]]:
         """``(outputs, vjp_fn)``: the op's own ``grad`` rule if it has one, else ``jax.vjp`` of compute."""

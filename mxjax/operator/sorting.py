@@ -112,7 +112,8 @@ def argwhere(a):
 @defop("unique", aliases=("_npi_unique",), dynamic_shape=True)
 def unique(ar, *, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
            axis: int | None = None, equal_nan: bool = True):
-    """Sorted unique elements; with the flags, also first indices, inverse indices and counts (int64)."""
+    """Sorted unique elements; with the flags, also first indices, inverse indices and counts (int64).
+    Its gradient is zero, as MXNet's ``_npi_unique`` declares."""
     ar = jnp.asarray(ar)
     check_axis("unique", ar, axis)
     out = jnp.unique(ar, return_index=return_index, return_inverse=return_inverse,
