@@ -350,6 +350,13 @@ class _Plan:
             return outs, totals
         return core
 
+    def program(self) -> Callable:
+        """The jitted :meth:`core`, cached by the region's structure."""
+        program = _FUSED_CACHE.get(self.key)
+        if program is None:
+            program = _bounded(_FUSED_CACHE)[self.key] = jax.jit(self.core())
+        return program
+
     def finish(self, values: list) -> None:
         for node, outs in zip(self.nodes, values):
             node.values, node.datas, node.vjp, node.fused = tuple(outs), None, None, None
@@ -368,11 +375,8 @@ def fused_backward(deferred: list[Node], cotangents: dict) -> list[tuple[Any, An
     """
     with _LOCK:
         plan = _Plan(deferred, cotangents)
-        program = _FUSED_CACHE.get(plan.key)
-        if program is None:
-            program = _bounded(_FUSED_CACHE)[plan.key] = jax.jit(plan.core())
         try:
-            values, grads = program(plan.ext_values, plan.cts, [None] * len(plan.targets))
+            values, grads = plan.program()(plan.ext_values, plan.cts, [None] * len(plan.targets))
         except MXNetError:
             raise
         except Exception as err:
@@ -455,9 +459,7 @@ class PendingBackward:
             plan = self.plan
             olds = [o if b is not None else None for o, b in zip(self.olds, self.buffers)]
             if update is None:
-                program = _FUSED_CACHE.get(plan.key)
-                if program is None:
-                    program = _bounded(_FUSED_CACHE)[plan.key] = jax.jit(plan.core())
+                program = plan.program()
                 args: tuple = (plan.ext_values, plan.cts, olds)
             else:
                 key, fn, positions, weights, states, extra = update

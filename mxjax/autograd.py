@@ -7,7 +7,9 @@ closure; ``backward`` applies it with another cached jitted call, so neither pas
 re-traces anything and the forward is never recomputed.  A node is just a pure
 function of arrays plus its VJP, so a hybridized block can be one node with one
 compiled VJP.  With ``create_graph=True`` the backward pass is itself recorded
-(each node's gradient becomes a recorded op), giving higher derivatives.
+(each node's gradient becomes a recorded op), giving higher derivatives.  The tape
+itself (nodes, deferred nodes of hybridized blocks, the fused backward) is in
+``mxjax/_tape.py``; this module is the public API over it.
 """
 from __future__ import annotations
 
@@ -21,10 +23,9 @@ import jax
 import jax.numpy as jnp
 
 from . import _config, _ir, _tape
-from ._tape import Leaf as _Leaf, Node as _Node, NamedOp as _NamedOp, differentiable as _differentiable
+from ._tape import Leaf as _Leaf, Node as _Node, differentiable as _differentiable
 from .base import MXNetError
-from .ndarray import (NDArray, _autograd_link, current_handler, invoke_eager, op_error, reset_handler,
-                      set_handler, wrap_outputs)
+from .ndarray import NDArray, _autograd_link, current_handler, invoke_eager, reset_handler, set_handler
 from .operator import OpDef
 from .operator.naming import json_name
 
@@ -122,7 +123,6 @@ class _Recorder:
 
 
 _RECORDER = _Recorder()
-_record = _tape.record
 
 
 # ----------------------------------------------------------------------------- variables
@@ -325,7 +325,7 @@ def _recorded_backward(node: _Node, outs: list) -> tuple:
             for c, a in zip(outs, node.out_avals)]
     if node.custom is not None:
         return node.custom(outs)
-    grads = _record(("grad", node.key, node.diff, node.multi), _grad_fn(node), [*node.inputs, *outs], None,
+    grads = _tape.record(("grad", node.key, node.diff, node.multi), _grad_fn(node), [*node.inputs, *outs], None,
                     f"{node.name}_backward", node.dynamic)
     return grads if isinstance(grads, tuple) else (grads,)
 

@@ -25,9 +25,9 @@ from .. import _tape, autograd
 from .._ir import Entry, Node, topo_order
 from ..ndarray import NDArray, invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
-from ..symbol.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_function, node_op
+from ..symbol.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
 
-__all__ = ["DynamicShapeProperty", "SegmentedGraph", "has_dynamic_ops", "MAX_SIGNATURES"]
+__all__ = ["DynamicShapeProperty", "SegmentedGraph", "dynamic_ops", "has_dynamic_ops", "MAX_SIGNATURES"]
 
 MAX_SIGNATURES = 8  # distinct input signatures a segment compiles before it runs eagerly
 _serials = itertools.count()
@@ -35,6 +35,11 @@ _serials = itertools.count()
 
 def _is_dynamic(node: Node) -> bool:
     return not node.is_variable and node.op != SUBGRAPH_OP and node_op(node).dynamic_shape
+
+
+def dynamic_ops(outputs: list[Entry]) -> list[str]:
+    """Names of the dynamic-shape ops in the graph, sorted."""
+    return sorted({n.op for n in topo_order(outputs) if _is_dynamic(n)})
 
 
 def has_dynamic_ops(outputs: list[Entry]) -> bool:
@@ -66,14 +71,11 @@ class _Segment:
         self.needs_key = op.needs_key
         self.aux = [self.names[k] for k in op.aux_inputs] if train else []
         self.n_out = node.num_outputs
-        fn = graph_function(node.subgraphs[0], train)
-        names, aux, needs_key = self.names, self.aux, self.needs_key
+        program = graph_program(node.subgraphs[0], self.names, self.aux, train)
+        needs_key = self.needs_key
 
-        def run(*args: Any) -> tuple:
-            key, ins = (args[0], args[1:]) if needs_key else (None, args)
-            values = dict(zip(names, ins))
-            outs, updates = fn(values, key)
-            return tuple(outs) + tuple(updates.get(n, values[n]) for n in aux)
+        def run(*args: Any) -> tuple:  # the key, when there is one, comes first
+            return program(args[1:], args[0]) if needs_key else program(args)
         self.fn: Callable = run
         self.jitted = jax.jit(run)
         self.signatures: set = set()

@@ -24,8 +24,8 @@ from ..device import Device
 from ..ndarray import NDArray, np_class
 from ..subgraph import get_backend
 from ..symbol import var
-from ..dynamic.segments import SegmentedGraph, has_dynamic_ops
-from ..symbol.interpret import graph_function, is_random, node_op
+from ..dynamic.segments import SegmentedGraph, dynamic_ops
+from ..symbol.interpret import graph_program, is_random
 from .parameter import DeferredInitializationError, Parameter, _known
 
 __all__ = ["Block", "HybridBlock"]
@@ -300,21 +300,15 @@ class _CachedGraph:
         self.random = is_random(symbol._outputs)
         self.serial = next(_serials)
         self.segmented = None
-        if has_dynamic_ops(symbol._outputs):
+        dynamic = dynamic_ops(symbol._outputs)
+        if dynamic:
             if not partition_if_dynamic:
-                dynamic = sorted({n.op for n in symbol._nodes() if not n.is_variable and node_op(n).dynamic_shape})
                 raise MXNetError(f"hybridize(partition_if_dynamic=False): the graph has dynamic-shape ops "
                                  f"{dynamic}, which cannot be part of one static program; leave "
                                  "partition_if_dynamic=True to run them between compiled segments")
             self.segmented = SegmentedGraph(symbol._outputs, input_names, aux_names, training)
             return
-        fn = graph_function(symbol._outputs, training)
-
-        def run(flat: tuple, rng: Any) -> tuple:
-            values = dict(zip(input_names, flat))
-            outs_, updates = fn(values, rng)
-            return tuple(outs_) + tuple(updates.get(n, values[n]) for n in aux_names)
-        self.compiled = jax.jit(run)
+        self.compiled = jax.jit(graph_program(symbol._outputs, input_names, aux_names, training))
 
 
 class _HookHandle:
@@ -355,14 +349,14 @@ class HybridBlock(Block):
     def optimize_for(self, x: Any, *args: Any, backend: str | None = None, clear: bool = False,
                      partition_if_dynamic: bool = True, static_alloc: bool = False, static_shape: bool = False,
                      backend_opts: dict | None = None, **kwargs: Any) -> None:
-        """Hybridize with the graph partitioned by ``backend`` and build it with one forward pass."""
-        if backend is not None:
-            get_backend(backend)  # unknown names fail here, before tracing
+        """Hybridize with the graph partitioned by ``backend`` and build it with one forward pass
+        (no ``backend``: keep the previous one, unless ``clear``)."""
         previous = None if clear else self._flags.get("backend")
-        chosen = (backend, dict(backend_opts or {}, **kwargs)) if backend is not None else previous
-        self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape)
-        self._flags["backend"] = chosen
-        self._flags["partition_if_dynamic"] = partition_if_dynamic
+        chosen = {"backend": backend, "backend_opts": dict(backend_opts or {}, **kwargs)} if backend else {}
+        self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape,
+                       partition_if_dynamic=partition_if_dynamic, **chosen)
+        if backend is None:
+            self._flags["backend"] = previous
         self(x, *args)
 
     def _imperative(self, *args: Any) -> Any:

@@ -132,7 +132,8 @@ class Executor:
         self._awaiting_backward = False
         self._last_donated: tuple[str, ...] = ()
         # dynamic-shape ops: run as compiled static segments around eager dynamic ops, per training flag
-        self._dynamic = any(node_op(n).dynamic_shape for n in nodes)
+        from ..dynamic import has_dynamic_ops  # (the dynamic package builds on this one)
+        self._dynamic = has_dynamic_ops(symbol._outputs)
         self._segmented: dict = {}
         self._seg_inputs: dict | None = None
 

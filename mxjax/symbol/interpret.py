@@ -7,7 +7,8 @@ report those inputs' new values, keyed by the variable name that feeds them.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import weakref
+from typing import Any, Callable, Sequence
 
 import jax
 
@@ -37,16 +38,11 @@ class SubgraphOp:
     check = None
 
     def __init__(self, node: Node, train: bool = False) -> None:
-        from ..subgraph import subgraph_inputs
         self.node, self.train = node, train
-        self.names = subgraph_inputs(node)
-        self.needs_key = is_random(node.subgraphs[0])
-        aux = set()
-        for inner in topo_order(node.subgraphs[0]):
-            if not inner.is_variable:
-                op = node_op(inner)
-                aux.update(inner.inputs[s][0].name for s in op.aux_inputs if s < len(inner.inputs))
-        self.aux_inputs = tuple(k for k, name in enumerate(self.names) if name in aux)
+        info = _SUBGRAPH_INFO.get(node)
+        if info is None:  # node_op is asked often (listing, inference): walk the subgraph once
+            info = _SUBGRAPH_INFO[node] = _subgraph_info(node)
+        self.names, self.needs_key, self.aux_inputs = info
         self.aux_update = _updated_inside if self.aux_inputs else None
         self.updates: dict = {}
         self._fn: Callable | None = None
@@ -60,6 +56,21 @@ class SubgraphOp:
         key, inputs = (inputs[0], inputs[1:]) if self.needs_key else (None, inputs)
         outs, self.updates = self._fn(dict(zip(self.names, inputs)), key)
         return tuple(outs)
+
+
+_SUBGRAPH_INFO: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _subgraph_info(node: Node) -> tuple:
+    """(input names, whether it is random, the input positions that are auxiliary states)."""
+    from ..subgraph import subgraph_inputs
+    names = subgraph_inputs(node)
+    aux = set()
+    for inner in topo_order(node.subgraphs[0]):
+        if not inner.is_variable:
+            op = node_op(inner)
+            aux.update(inner.inputs[s][0].name for s in op.aux_inputs if s < len(inner.inputs))
+    return names, is_random(node.subgraphs[0]), tuple(k for k, name in enumerate(names) if name in aux)
 
 
 def _updated_inside(*args: Any, **kwargs: Any) -> None:
@@ -142,4 +153,17 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
                         aux_updates[source.name] = value
         return [env[id(n)][i] for n, i in outputs], aux_updates
 
+    return run
+
+
+def graph_program(outputs: list[Entry], input_names: Sequence[str], aux_names: Sequence[str],
+                  train: bool) -> Callable[..., tuple]:
+    """``run(inputs, key) -> (*outputs, *new values of aux_names)`` over positional inputs: the body
+    of a compiled graph (an auxiliary state the graph does not update comes back unchanged)."""
+    fn = graph_function(outputs, train)
+
+    def run(inputs: Sequence, key: Any = None) -> tuple:
+        values = dict(zip(input_names, inputs))
+        outs, updates = fn(values, key)
+        return tuple(outs) + tuple(updates.get(n, values[n]) for n in aux_names)
     return run
