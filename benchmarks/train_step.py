@@ -81,18 +81,19 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
         net = factory()
         net.initialize(mx.init.Xavier())
         net(x)  # shapes
-        nets[kind] = (net, gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01}))
+        nets[kind] = (net, gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01}),
+                      list(net.collect_params().values()))
     batch = x_host.shape[0]
 
     def mx_step(kind):
-        net, trainer = nets[kind]
+        net, trainer, params = nets[kind]
         with autograd.record():
             out = net(x)
             loss = -mx.npx.pick(mx.npx.log_softmax(out), y).mean()
         loss.backward()
         trainer.step(1)
         loss.wait_to_read()
-        for p in net.collect_params().values():
+        for p in params:  # the update may be a program of its own (imperative): wait for it too
             p.data().wait_to_read()
 
     net = nets["imperative"][0]

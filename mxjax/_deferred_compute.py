@@ -52,7 +52,13 @@ _results: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
 
 
 def _evaluate(target: Node) -> tuple:
-    """Compute ``target``'s outputs (and whatever it needs that is not computed yet)."""
+    """Compute ``target``'s outputs (and whatever it needs that is not computed yet).
+
+    Only a dynamic-shape op needs values while recording, and the ops before it were
+    recorded lazily: those still pending run together as one compiled program (one
+    compilation, not one per op), then the target runs on their values.
+    """
+    pending = []
     for node in topo_order([(target, 0)]):
         if node in _results:
             continue
@@ -61,18 +67,43 @@ def _evaluate(target: Node) -> tuple:
             if source is None:
                 raise MXNetError(f"deferred compute: variable {node.name!r} has no array to compute from")
             _results[node] = (source.to_jax(),)
-            continue
-        op = op_for_json_name(node.op)
-        params = dict(node.params)
-        constants = params.pop(CONSTANTS, ())
-        inputs = [_results[n][i] for n, i in node.inputs]
-        for slot, value in constants:
-            inputs.insert(slot, value)
-        if op.needs_key:
-            inputs.insert(0, _keys[node])
-        out = op.bind(params)(*inputs)
-        _results[node] = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        elif node is not target:
+            pending.append(node)
+    if len(pending) > 1:
+        _evaluate_together(pending)
+    for node in pending if len(pending) == 1 else ():
+        _results[node] = _run_node(node, [_results[n][i] for n, i in node.inputs], bound=True)
+    _results[target] = _run_node(target, [_results[n][i] for n, i in target.inputs], bound=True)
     return _results[target]
+
+
+def _run_node(node: Node, inputs: list, bound: bool) -> tuple:
+    """One node on its input values: the op's own jitted call (``bound``) or its plain compute (in a trace)."""
+    op = op_for_json_name(node.op)
+    params = dict(node.params)
+    constants = params.pop(CONSTANTS, ())
+    for slot, value in constants:
+        inputs.insert(slot, value)
+    if op.needs_key:
+        inputs.insert(0, _keys[node])
+    out = op.bind(params)(*inputs) if bound else op.compute(*inputs, **params)
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _evaluate_together(nodes: list[Node]) -> None:
+    """Static ``nodes`` (in topological order) as one jitted program over the values they read."""
+    inside = {id(n) for n in nodes}
+    outside = list({(id(n), i): (n, i) for node in nodes for n, i in node.inputs if id(n) not in inside}.values())
+
+    def program(values: list) -> list:
+        env = {(id(n), i): v for (n, i), v in zip(outside, values)}
+        for node in nodes:
+            outs = _run_node(node, [env[(id(n), i)] for n, i in node.inputs], bound=False)
+            env.update({(id(node), k): v for k, v in enumerate(outs)})
+        return [[env[(id(node), k)] for k in range(node.num_outputs)] for node in nodes]
+
+    for node, outs in zip(nodes, jax.jit(program)([_results[n][i] for n, i in outside])):
+        _results[node] = tuple(outs)
 
 
 class _Recorder:

@@ -10,9 +10,11 @@ so its output shape is known once it has run and the next segment's shapes follo
 Under ``autograd.record()`` every segment is one tape node (its VJP compiled with it)
 and every dynamic op records its own VJP (a mask scatters gradients back to the
 selected rows).  A segment downstream of a dynamic op sees new shapes as the data
-changes: after ``max_signatures`` distinct input signatures it stops compiling and
-runs eagerly (op by op), so a stream of never-repeating shapes cannot compile
-without bound.  ``compile_stats()`` reports what happened.
+changes.  Rows a mask selects are therefore padded to a size bucket with the valid
+count carried along (:mod:`.buckets`), so such a segment compiles once per bucket
+when its ops keep rows apart; a segment whose shapes still never repeat stops
+compiling after ``MAX_SIGNATURES`` distinct input signatures and runs eagerly (op by
+op).  ``compile_stats()`` reports what happened.
 """
 from __future__ import annotations
 
@@ -20,12 +22,14 @@ import itertools
 from typing import Any, Callable
 
 import jax
+import numpy as onp
 
 from .. import _tape, autograd
 from .._ir import Entry, Node, topo_order
 from ..ndarray import NDArray, invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
 from ..symbol.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
+from .buckets import VALID, Padded, input_names, padded_mask, plan
 
 __all__ = ["DynamicShapeProperty", "SegmentedGraph", "dynamic_ops", "has_dynamic_ops", "MAX_SIGNATURES"]
 
@@ -61,38 +65,69 @@ class DynamicShapeProperty(SubgraphProperty):
         return _StaticSelector()
 
 
+def _keyed(program: Callable, needs_key: bool) -> Callable:
+    def run(*args: Any) -> tuple:  # the key, when there is one, comes first
+        return program(args[1:], args[0]) if needs_key else program(args)
+    return run
+
+
 class _Segment:
-    """One static segment: its compiled function and the signatures it has seen."""
+    """One static segment: its compiled functions (exact shapes, and bucketed rows per pattern of padded
+    inputs) and the signatures it has compiled."""
 
     def __init__(self, node: Node, train: bool) -> None:
-        self.node = node
+        self.node, self.train = node, train
         self.names = subgraph_inputs(node)
         op = SubgraphOp(node, train)
         self.needs_key = op.needs_key
         self.aux = [self.names[k] for k in op.aux_inputs] if train else []
         self.n_out = node.num_outputs
-        program = graph_program(node.subgraphs[0], self.names, self.aux, train)
-        needs_key = self.needs_key
-
-        def run(*args: Any) -> tuple:  # the key, when there is one, comes first
-            return program(args[1:], args[0]) if needs_key else program(args)
-        self.fn: Callable = run
-        self.jitted = jax.jit(run)
+        self.fn: Callable = _keyed(graph_program(node.subgraphs[0], self.names, self.aux, train), self.needs_key)
+        self.jitted = jax.jit(self.fn)
+        self.plans: dict[tuple, Any] = {}
         self.signatures: set = set()
-        self.calls = self.eager_calls = 0
+        self.calls = self.eager_calls = self.bucketed_calls = 0
+        self.final = False  # set by the graph: no dynamic op reads the outputs
         self.key = ("segment", next(_serials))
 
-    def choose(self, arrays: list) -> tuple[Callable, bool]:
+    def bucketed(self, pattern: tuple, entries: list) -> tuple | None:
+        """(function, jitted function, row axis of each output) running on padded rows, for ``pattern``
+        ((input position, row axis, whether it is a selection) of each padded input); ``None`` when some op
+        mixes rows."""
+        if pattern not in self.plans:
+            avals = {}
+            for name, x in zip(self.names, entries):
+                if isinstance(x, Padded) and x.data is not None:
+                    avals[name + "/data"] = jax.ShapeDtypeStruct(x.data.shape, x.data._data.dtype)
+                    avals[name + "/positions"] = jax.ShapeDtypeStruct(x.positions.shape, x.positions.dtype)
+                else:
+                    x = x.array if isinstance(x, Padded) else x
+                    avals[name] = jax.ShapeDtypeStruct(x.shape, x._data.dtype) if isinstance(x, NDArray) else x
+            avals[VALID] = jax.ShapeDtypeStruct((), "int32")
+            selections = {self.names[k] for k, _, selection in pattern if selection}
+            found = plan(self.node.subgraphs[0], {self.names[k]: axis for k, axis, _ in pattern}, selections,
+                         avals, self.train)
+            if found is None:
+                self.plans[pattern] = None
+            else:
+                outputs, out_axes = found
+                program = graph_program(outputs, input_names(self.names, selections), self.aux, self.train)
+                fn = _keyed(program, self.needs_key)
+                self.plans[pattern] = (fn, jax.jit(fn), out_axes[:self.n_out])
+        return self.plans[pattern]
+
+    def choose(self, arrays: list, fn: Callable, jitted: Callable, variant: Any = None) -> tuple[Callable, bool]:
         """The function to run for these inputs, and whether it runs eagerly."""
-        signature = tuple((tuple(a.shape), a._data.dtype) if isinstance(a, NDArray) else None for a in arrays)
+        signature = (variant,) + tuple((tuple(a.shape), a._data.dtype) if isinstance(a, NDArray) else
+                                       (tuple(a.shape), a.dtype) if hasattr(a, "shape") else None for a in arrays)
         self.calls += 1
         if signature in self.signatures:
-            return self.jitted, False
+            return jitted, False
         if len(self.signatures) >= MAX_SIGNATURES:
             self.eager_calls += 1
-            return self.fn, True
+            return fn, True
         self.signatures.add(signature)
-        return self.jitted, False
+        return jitted, False
 
 
 class SegmentedGraph:
@@ -110,6 +145,7 @@ class SegmentedGraph:
         self.input_names, self.aux_names, self.train = list(input_names), list(aux_names), train
         self.steps: list[tuple] = []
         self.segments: list[_Segment] = []
+        self.pad: dict[int, bool] = {}  # id(mask node) -> False once a consumer cannot take padded rows
         for position, node in enumerate(topo_order(self.outputs)):
             if node.is_variable:
                 self.steps.append(("variable", node, None))
@@ -122,6 +158,9 @@ class SegmentedGraph:
                 params = call_params(node, op, train)
                 constants = params.pop(CONSTANTS, ())
                 self.steps.append(("dynamic", node, (op, params, constants, position)))
+        read_eagerly = {id(n) for kind, node, _ in self.steps if kind == "dynamic" for n, _ in node.inputs}
+        for segment in self.segments:  # no dynamic op reads it: under record() its node can wait for backward
+            segment.final = id(segment.node) not in read_eagerly
 
     def __call__(self, arrays: list[NDArray], rng: Any) -> list[NDArray]:
         values = dict(zip(self.input_names, arrays))
@@ -132,31 +171,72 @@ class SegmentedGraph:
             if kind == "variable":
                 env[id(node)] = (values[node.name],)
                 continue
-            inputs = [env[id(n)][i] for n, i in node.inputs]
+            entries = [env[id(n)][i] for n, i in node.inputs]
             if kind == "dynamic":
-                op, params, constants, position = info
-                for slot, value in constants:
-                    inputs.insert(slot, value)
-                if op.needs_key:
-                    inputs.insert(0, np_class()._wrap(jax.random.fold_in(rng, position)))
-                out = invoke(op, inputs, params or None)
-                env[id(node)] = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+                env[id(node)] = self._dynamic(node, info, [_cut(x) for x in entries], rng)
                 continue
             segment: _Segment = info
-            if segment.needs_key:
-                inputs.insert(0, jax.random.fold_in(rng, id(segment) % (1 << 30)))
-            fn, eager = segment.choose(inputs)
-            if recording and any(isinstance(x, NDArray) and x._ag is not None for x in inputs):
-                out = _tape.record(segment.key if not eager else (*segment.key, "eager"), fn, inputs, None,
-                                   "segment", dynamic=eager)
-                results = out if isinstance(out, tuple) else (out,)
-            else:
-                raw = fn(*(x.to_jax() if isinstance(x, NDArray) else x for x in inputs))
-                results = tuple(np_class()._wrap(o) for o in raw)
+            results = self._segment(segment, entries, rng, recording)
             env[id(node)] = results[:segment.n_out]
             updates.update(zip(segment.aux, results[segment.n_out:]))
-        outs = [env[id(n)][i] for n, i in self.outputs]
+        outs = [_cut(env[id(n)][i]) for n, i in self.outputs]
         return outs + [updates.get(n, values[n]) for n in self.aux_names]
+
+    def _dynamic(self, node: Node, info: tuple, inputs: list, rng: Any) -> tuple:
+        op, params, constants, position = info
+        axis = _mask_axis(op.name, params, inputs) if self.pad.get(id(node), True) else None
+        if axis is not None:
+            padded = padded_mask(inputs[0], inputs[1], axis)
+            if padded is not None:
+                return (padded,)
+        for slot, value in constants:
+            inputs.insert(slot, value)
+        if op.needs_key:
+            inputs.insert(0, np_class()._wrap(jax.random.fold_in(rng, position)))
+        out = invoke(op, inputs, params or None)
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+    def _segment(self, segment: _Segment, entries: list, rng: Any, recording: bool) -> tuple:
+        padded = [(k, x) for k, x in enumerate(entries) if isinstance(x, Padded)]
+        found = None
+        if padded and len({x.valid for _, x in padded}) == 1:
+            pattern = tuple((k, x.axis, x.data is not None) for k, x in padded)
+            found = segment.bucketed(pattern, entries)
+            if found is None:  # rows mix in this segment: its mask inputs stop padding
+                for k, _ in padded:
+                    self.pad[id(segment.node.inputs[k][0])] = False
+        if found is not None:
+            fn, jitted, out_axes = found
+            valid = padded[0][1].valid
+            inputs = []
+            for x in entries:
+                if not isinstance(x, Padded):
+                    inputs.append(x)
+                elif x.data is not None:  # host arrays go to the program as they are (no eager transfer op)
+                    inputs.extend((x.data, x.positions))
+                else:
+                    inputs.append(x.array)
+            inputs.append(onp.int32(valid))
+            variant = ("bucketed", pattern)
+        else:
+            fn, jitted, out_axes = segment.fn, segment.jitted, None
+            inputs, variant = [_cut(x) for x in entries], None
+        if segment.needs_key:
+            inputs.insert(0, jax.random.fold_in(rng, id(segment) % (1 << 30)))
+        run, eager = segment.choose(inputs, fn, jitted, variant)
+        if recording and any(isinstance(x, NDArray) and x._ag is not None for x in inputs):
+            key = segment.key + ((variant,) if variant else ()) + (("eager",) if eager else ())
+            out = _tape.record(key, run, inputs, None, "segment", dynamic=eager,
+                               defer=segment.final and not eager)
+            results = out if isinstance(out, tuple) else (out,)
+        else:
+            raw = run(*(x.to_jax() if isinstance(x, NDArray) else x for x in inputs))
+            results = tuple(np_class()._wrap(o) for o in raw)
+        if out_axes is None:
+            return results
+        segment.bucketed_calls += 1
+        return tuple(Padded(valid, axis, array=r) if axis is not None else r
+                     for r, axis in zip(results, list(out_axes) + [None] * (len(results) - len(out_axes))))
 
     def compile_stats(self) -> dict:
         """Per segment: distinct input signatures compiled, calls, and calls run eagerly."""
@@ -164,4 +244,20 @@ class SegmentedGraph:
                 "dynamic_ops": sum(1 for kind, _, _ in self.steps if kind == "dynamic"),
                 "compiled": [len(s.signatures) for s in self.segments],
                 "calls": [s.calls for s in self.segments],
-                "eager_calls": [s.eager_calls for s in self.segments]}
+                "eager_calls": [s.eager_calls for s in self.segments],
+                "bucketed_calls": [s.bucketed_calls for s in self.segments]}
+
+
+def _cut(x: Any) -> Any:
+    return x.cut() if isinstance(x, Padded) else x
+
+
+def _mask_axis(name: str, params: dict, inputs: list) -> int | None:
+    """The axis a row-selecting dynamic op selects along, when it can pad its rows to a bucket:
+    ``boolean_mask``, and ``x[mask]`` with one 1-D boolean mask as the whole key."""
+    if name == "_contrib_boolean_mask":
+        return params.get("axis", 0)
+    if (name == "_getitem_mask" and tuple(params.get("key", ())) == (("b", 0),) and len(inputs) == 2
+            and inputs[1].ndim == 1 and inputs[0].ndim >= 1 and inputs[1].shape[0] == inputs[0].shape[0]):
+        return 0
+    return None

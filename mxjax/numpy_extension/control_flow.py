@@ -6,8 +6,10 @@ The inputs choose how a call runs:
   functions, so autograd records every op, as MXNet's imperative versions do;
 * deferred compute (a hybridized block being traced): each user function is traced
   into a sub-graph on placeholder arrays, and ONE node of ``_foreach`` /
-  ``_while_loop`` / ``_cond`` is recorded.  Arrays from outside that the function
-  reads (a Dense layer's weight) become extra inputs of the node, free variables;
+  ``_while_loop`` / ``_cond`` is recorded, in MXNet's layout (its parameters and
+  ``*_locs``, the sub-graphs as the node's ``subgraphs``), so it exports to symbol
+  JSON and reads back.  Arrays from outside that the function reads (a Dense
+  layer's weight) become extra inputs of the node, free variables;
 * JAX tracers (under ``jax.jit``): the user functions run on tracers inside the
   op's ``lax.scan`` / ``lax.while_loop`` / ``lax.cond``.
 
@@ -24,11 +26,12 @@ import numpy as onp
 
 from .. import _config
 from .._deferred_compute import context as _dc_context, is_deferred_compute, set_variable
-from .._ir import Node
+from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..ndarray import Lazy, NDArray, current_handler, invoke, reset_handler, set_handler, wrap_outputs
 from ..operator import OpDef, get_op
-from ..operator.control_flow import Subgraph
+from ..operator.control_flow import SUBGRAPHS, Subgraph
+from ..operator.naming import json_name
 
 __all__ = ["foreach", "while_loop", "cond"]
 
@@ -163,10 +166,11 @@ class _Spy:
 class _Tracer:
     """Turns the user functions of one control-flow call into :class:`Subgraph` parameters.
 
-    ``trace(fn, avals, names)`` calls ``fn(placeholders) -> (flat arrays, info)``.
-    In graph mode, outside arrays the functions read are collected in ``free``
-    (shared by all functions of the call); each Subgraph takes its own inputs,
-    then all of ``free``.
+    ``trace(fn, avals, names)`` calls ``fn(placeholders) -> (flat arrays, info)``;
+    the Subgraph's ``inputs`` name its arguments.  In graph mode, outside arrays the
+    functions read are collected in ``free`` (shared by all functions of the call,
+    named ``free_names``) and plain arrays become constants of the sub-graph; the
+    node's inputs are the call's own arrays, then ``free``.
     """
 
     def __init__(self, op: str, mode: str, cls: type) -> None:
@@ -174,24 +178,44 @@ class _Tracer:
         self.free: list[NDArray] = []
         self.free_names: list[str] = []
         self._free_index: dict[tuple, str] = {}
+        self._consts: dict[int, tuple] = {}  # id(array) -> (name, value, encoded value)
+        self._taken: set[str] = set()        # names in the call's sub-graphs: placeholders, free, constants
 
-    def trace(self, fn: Callable, avals: list, names: list[str], label: str) -> tuple[Subgraph, list, Any]:
-        """``(Subgraph, output avals, info)``."""
+    def reserve(self, names: list[str]) -> None:
+        self._taken.update(names)
+
+    def trace(self, fn: Callable, avals: list, names: list[str], label: str,
+              anchor: bool = False) -> tuple[Subgraph, list, Any]:
+        """``(Subgraph, output avals, info)``; ``anchor`` keeps every placeholder an input of the
+        sub-graph even when the function ignores it (MXNet wants each loop state among the inputs)."""
+        self.reserve(names)
         if self.mode == _GRAPH:
-            return self._trace_graph(fn, avals, names, label)
-        return self._trace_jax(fn, avals, label)
+            return self._trace_graph(fn, avals, names, label, anchor)
+        return self._trace_jax(fn, avals, names, label)
+
+    def identity(self, name: str) -> Subgraph:
+        """A sub-graph returning its one input (cond's pred, computed outside the node)."""
+        if self.mode != _GRAPH:
+            return Subgraph(lambda x: (x,), 1, name, (name,))
+        from ..symbol._json import graph_body
+        node = Node(json_name(get_op("copy")), f"{name}_output", inputs=[(Node("null", name), 0)])
+        return graph_body([(node, 0)], name)
 
     def run(self, op: OpDef, inputs: list, params: dict) -> list:
         """The op on the inputs and the free variables: a recorded node, or (JAX mode) traced inline."""
         inputs = [*inputs, *self.free]
+        graphs = params[SUBGRAPHS]
+        params = {"num_args": len(graphs) + len(inputs), **params}
         if self.mode == _GRAPH:
             out = invoke(op, inputs, params, self.cls)
+            first = out[0] if isinstance(out, tuple) else out
+            first._dc.node.subgraphs = [g.graph for g in graphs]  # written to symbol JSON as MXNet does
         else:
             out = wrap_outputs(op.compute(*(x.to_jax() for x in inputs), **params), self.cls)
         return list(out) if isinstance(out, tuple) else [out]
 
     # -- JAX tracers: the user function runs on wrapped tracers --------------------------------
-    def _trace_jax(self, fn: Callable, avals: list, label: str) -> tuple[Subgraph, list, Any]:
+    def _trace_jax(self, fn: Callable, avals: list, names: list[str], label: str) -> tuple[Subgraph, list, Any]:
         info: list = []
 
         def pure(*arrays: Any) -> tuple:
@@ -204,11 +228,13 @@ class _Tracer:
             return tuple(x.to_jax() for x in flat)
 
         out = jax.eval_shape(pure, *avals)
-        return Subgraph(pure, len(out), label), list(out), info[0]
+        return Subgraph(pure, len(out), label, tuple(names)), list(out), info[0]
 
     # -- deferred compute: record a sub-graph and cut it out -------------------------------------
-    def _trace_graph(self, fn: Callable, avals: list, names: list[str], label: str) -> tuple[Subgraph, list, Any]:
+    def _trace_graph(self, fn: Callable, avals: list, names: list[str], label: str,
+                     anchor: bool) -> tuple[Subgraph, list, Any]:
         from ..symbol import var  # the symbol layer sits above npx
+        from ..symbol._json import graph_body
         holders = [self.cls._wrap(aval) for aval in avals]
         with _dc_context():
             for holder in holders:
@@ -221,20 +247,50 @@ class _Tracer:
             finally:
                 reset_handler(token)
         consts: dict[str, Any] = {}
-        outputs = self._cut(spy, {id(h._dc.node) for h in holders}, flat, consts)
-        from ..symbol.interpret import graph_function
-        run = graph_function(outputs, _config.is_training())
-        free_names = self.free_names  # complete once every function of the call is traced
+        outputs = _Cut(self, spy, [h._dc.node for h in holders], consts).outputs(flat, label, anchor)
+        body = graph_body(outputs, label, _config.is_training(), consts)
+        return body, [_aval(x) for x in flat], extra
 
-        def pure(*arrays: Any) -> list:
-            values = dict(zip([*names, *free_names], arrays))
-            values.update(consts)
-            return run(values)[0]
+    def free_name(self, node: Node, index: int, array: NDArray) -> str:
+        """The sub-graph variable for an outside graph entry: the outer variable's name where free."""
+        key = (id(node), index)
+        name = self._free_index.get(key)
+        if name is None:
+            name = self._free_index[key] = self._fresh(node.name if node.is_variable else None, f"{self.op}_free")
+            self.free.append(array)
+            self.free_names.append(name)
+        return name
 
-        return Subgraph(pure, len(flat), label), [_aval(x) for x in flat], extra
+    def const(self, array: NDArray) -> tuple:
+        """``(name, value, encoded value)`` of a plain array the functions read (baked into the sub-graph)."""
+        found = self._consts.get(id(array))
+        if found is None:
+            from ..symbol._json import encode_constant
+            value = array.to_jax()
+            found = self._consts[id(array)] = (self._fresh(None, f"{self.op}_const"), value, encode_constant(value))
+        return found
 
-    def _cut(self, spy: _Spy, holder_ids: set[int], flat: list, consts: dict) -> list:
-        """Copy the recorded nodes the outputs need; outside entries become variables."""
+    def _fresh(self, preferred: str | None, base: str) -> str:
+        """``preferred`` if no sub-graph of the call uses it yet, else the first free ``<base><k>``."""
+        name, k = preferred, 0
+        while name is None or name in self._taken:
+            name, k = f"{base}{k}", k + 1
+        self._taken.add(name)
+        return name
+
+
+class _Cut:
+    """Copies the nodes one trace recorded that its outputs need; outside entries become variables."""
+
+    def __init__(self, tracer: _Tracer, spy: _Spy, holders: list[Node], consts: dict) -> None:
+        self.tracer, self.spy, self.consts = tracer, spy, consts
+        self.holders = holders
+        self.holder_ids = {id(h) for h in holders}
+        self.copies: dict[int, Node] = {}
+        self.variables: dict[str, Node] = {}  # one variable node per name in this sub-graph
+
+    def outputs(self, flat: list, label: str, anchor: bool) -> list[Entry]:
+        spy = self.spy
         needed: set[int] = set()
         stack = [x._dc.node for x in flat if x._dc is not None]
         while stack:
@@ -242,40 +298,64 @@ class _Tracer:
             if id(node) in spy.created_ids and id(node) not in needed:
                 needed.add(id(node))
                 stack.extend(n for n, _ in node.inputs)
-        copies: dict[int, Node] = {}
-
-        def entry(node: Node, index: int, array: NDArray | None) -> tuple:
-            if id(node) in holder_ids:
-                return (node, index)
-            if id(node) in copies:
-                return (copies[id(node)], index)
-            return (self._outside(node, index, array, consts), 0)
-
         for node in spy.created:
             if id(node) in needed:
                 copy = Node(node.op, node.name, node.params, node.attrs, num_outputs=node.num_outputs)
-                copy.inputs = [entry(n, i, spy.arrays.get((id(n), i))) for n, i in node.inputs]
-                copies[id(node)] = copy
-        return [entry(x._dc.node, x._dc.index, x) if x._dc is not None else (self._const(x, consts), 0)
-                for x in flat]
+                copy.subgraphs = node.subgraphs  # a loop inside the loop keeps its bodies
+                copy.inputs = [self._entry(n, i, spy.arrays.get((id(n), i))) for n, i in node.inputs]
+                self.copies[id(node)] = copy
+        outputs = [self._entry(x._dc.node, x._dc.index, x) if x._dc is not None else self._const(x) for x in flat]
+        outputs = self._distinct(outputs, label)
+        if anchor and outputs:
+            used = {id(n) for n in topo_order(outputs)}
+            outputs[0][0].control_deps.extend(h for h in self.holders if id(h) not in used)
+        return outputs
 
-    def _outside(self, node: Node, index: int, array: NDArray | None, consts: dict) -> Node:
+    @staticmethod
+    def _distinct(outputs: list[Entry], label: str) -> list[Entry]:
+        """Outputs that are variables or repeat an earlier output go through an identity node, as
+        MXNet's sub-graphs do (an input cannot be an output there)."""
+        copy_op, seen, result = json_name(get_op("copy")), set(), []
+        for k, (node, index) in enumerate(outputs):
+            if node.is_variable or (id(node), index) in seen:
+                node, index = Node(copy_op, f"{label}_output{k}", inputs=[(node, index)]), 0
+            seen.add((id(node), index))
+            result.append((node, index))
+        return result
+
+    def _entry(self, node: Node, index: int, array: NDArray | None) -> Entry:
+        if id(node) in self.holder_ids:
+            return (node, index)
+        if id(node) in self.copies:
+            return (self.copies[id(node)], index)
         if array is None:  # every input of a recorded op passed the spy
-            raise MXNetError(f"{self.op}: internal error: no array for graph entry {node.name}[{index}]")
+            raise MXNetError(f"{self.tracer.op}: internal error: no array for graph entry {node.name}[{index}]")
         if node.attrs.get("__dc_unbound__"):  # a plain array, not a graph input: its value is baked in
-            return self._const(array, consts)
-        key = (id(node), index)
-        name = self._free_index.get(key)
-        if name is None:
-            name = self._free_index[key] = f"{self.op}_free{len(self.free)}"
-            self.free.append(array)
-            self.free_names.append(name)
-        return Node("null", name)
+            return self._const(array)
+        return (self._variable(self.tracer.free_name(node, index, array)), 0)
 
-    def _const(self, array: NDArray, consts: dict) -> Node:
-        name = f"{self.op}_const{len(consts)}"
-        consts[name] = array.to_jax()
-        return Node("null", name)
+    def _const(self, array: NDArray) -> Entry:
+        from ..symbol._json import CONSTANT
+        name, value, encoded = self.tracer.const(array)
+        self.consts[name] = value
+        return (self._variable(name, {CONSTANT: encoded}), 0)
+
+    def _variable(self, name: str, attrs: dict | None = None) -> Node:
+        if name not in self.variables:
+            self.variables[name] = Node("null", name, attrs=attrs)
+        return self.variables[name]
+
+
+def _locs_in(graph: Subgraph, names: list[str]) -> tuple:
+    """Which input of the sub-graph each named node input feeds (-1: the sub-graph does not read it)."""
+    position = {name: i for i, name in enumerate(graph.inputs)}
+    return tuple(position.get(name, -1) for name in names)
+
+
+def _locs_of(graph: Subgraph, names: list[str]) -> tuple:
+    """For each input of the sub-graph, the node input (named in ``names``) that feeds it."""
+    position = {name: i for i, name in enumerate(names)}
+    return tuple(position[name] for name in graph.inputs)
 
 
 def _shapes_of(op: str, cls: type, fn: Callable, avals: list) -> tuple[list, Any]:
@@ -322,9 +402,13 @@ def foreach(body: Callable, data: Any, init_states: Any, name: str = "foreach") 
         outs, states = _foreach_eager(step, flat_data, flat_states, slice_avals + state_avals, cls)
     else:
         tracer = _Tracer(op, mode, cls)
-        names = [f"foreach_data{i}" for i in range(num_data)] + [f"foreach_state{i}" for i in range(len(flat_states))]
-        graph, _, (num_out, out_fmt) = tracer.trace(step, slice_avals + state_avals, names, "foreach_body")
-        params = {"body": graph, "num_data": num_data, "num_states": len(flat_states)}
+        data_names = [f"foreach_data{i}" for i in range(num_data)]
+        state_names = [f"foreach_state{i}" for i in range(len(flat_states))]
+        graph, _, (num_out, out_fmt) = tracer.trace(step, slice_avals + state_avals, data_names + state_names,
+                                                    "foreach_body", anchor=True)
+        params = {"num_outputs": graph.num_outputs, "num_out_data": num_out,
+                  "in_data_locs": _locs_in(graph, data_names), "in_state_locs": _locs_in(graph, state_names),
+                  "remain_locs": _locs_in(graph, tracer.free_names), SUBGRAPHS: (graph,)}
         results = tracer.run(get_op("_foreach"), [*flat_data, *flat_states], params)
         outs, states = (results[:num_out], out_fmt), results[num_out:]
     return _regroup(*outs), _regroup(states, state_fmt)
@@ -354,9 +438,12 @@ def while_loop(cond: Callable, func: Callable, loop_vars: Any, max_iterations: A
     """``while cond(*loop_vars): step_output, loop_vars = func(*loop_vars)``, at most ``max_iterations`` times.
 
     Returns ``(outputs, final_loop_vars)``: each step output stacked along axis 0 and
-    padded with zeros to ``max_iterations`` rows (MXNet's convention: the shape must
-    not depend on the data), and the final loop variables as a list.  A condition
-    still true after ``max_iterations`` steps is an error (MXNet stops silently).
+    padded with zeros to ``max_iterations`` rows, and the final loop variables as a
+    list.  The padding is MXNet's, imperative and hybridized alike (its operator
+    allocates ``max_iterations`` rows, "due to lack of dynamic shape inference"), so
+    the shape never depends on the data; rows past the last step are zero.  A
+    condition still true after ``max_iterations`` steps is an error (MXNet stops
+    silently).
     """
     op = "while_loop"
     _callable(cond, op, "cond")
@@ -391,8 +478,11 @@ def while_loop(cond: Callable, func: Callable, loop_vars: Any, max_iterations: A
     tracer = _Tracer(op, mode, cls)
     names = [f"while_loop_var{i}" for i in range(len(flat_vars))]
     cond_graph, _, _ = tracer.trace(test, var_avals, names, "while_loop_cond")
-    func_graph, _, (num_out, out_fmt) = tracer.trace(step, var_avals, names, "while_loop_func")
-    params = {"cond": cond_graph, "func": func_graph, "num_vars": len(flat_vars), "max_iterations": max_iterations}
+    func_graph, _, (num_out, out_fmt) = tracer.trace(step, var_avals, names, "while_loop_func", anchor=True)
+    node_names = names + tracer.free_names
+    params = {"num_outputs": func_graph.num_outputs, "num_out_data": num_out, "max_iterations": max_iterations,
+              "cond_input_locs": _locs_of(cond_graph, node_names), "func_input_locs": _locs_of(func_graph, node_names),
+              "func_var_locs": _locs_in(func_graph, names), SUBGRAPHS: (cond_graph, func_graph)}
     results = tracer.run(get_op("_while_loop"), flat_vars, params)
     final = results[num_out:num_out + len(flat_vars)]
     return _regroup(results[:num_out], out_fmt), _regroup(final, var_fmt)
@@ -470,6 +560,7 @@ def cond(pred: Any, then_func: Callable, else_func: Callable, inputs: Any = None
     tracer = _Tracer(op, mode, cls)
     avals = [_aval(x) for x in flat_in]
     names = [f"cond_input{i}" for i in range(len(flat_in))]
+    tracer.reserve(["cond_pred"])
     then_graph, then_avals, then_fmt = tracer.trace(branch(then_func), avals, names, "cond_then")
     else_graph, else_avals, else_fmt = tracer.trace(branch(else_func), avals, names, "cond_else")
     same = then_fmt == else_fmt and [(a.shape, a.dtype) for a in then_avals] == [(a.shape, a.dtype) for a in else_avals]
@@ -477,5 +568,9 @@ def cond(pred: Any, then_func: Callable, else_func: Callable, inputs: Any = None
         raise MXNetValueError(f"cond: then_func and else_func must return the same structure, shapes and dtypes: "
                               f"then gives {_describe(then_avals, then_fmt)}, else gives "
                               f"{_describe(else_avals, else_fmt)}")
-    results = tracer.run(get_op("_cond"), [flag, *flat_in], {"then_branch": then_graph, "else_branch": else_graph})
+    node_names = ["cond_pred", *names, *tracer.free_names]
+    params = {"num_outputs": then_graph.num_outputs, "cond_input_locs": (0,),
+              "then_input_locs": _locs_of(then_graph, node_names), "else_input_locs": _locs_of(else_graph, node_names),
+              SUBGRAPHS: (tracer.identity("cond_pred"), then_graph, else_graph)}
+    results = tracer.run(get_op("_cond"), [flag, *flat_in], params)
     return _regroup(results, then_fmt)

@@ -54,18 +54,57 @@ def boolean_mask(data, index, *, axis: int = 0):
     """The slices of ``data`` along ``axis`` where the 1-D ``index`` is non-zero (MXNet's rule: any dtype,
     not only bool; NaN counts as non-zero).  The gradient scatters back to the selected slices, zeros
     elsewhere.  MXNet supports only ``axis=0``; mxjax takes any axis."""
-    ndim = jnp.ndim(data)
+    axis, rows = mask_rows(jnp.shape(data), index, axis)
+    return jnp.take(data, rows, axis=axis)
+
+
+def mask_rows(shape: tuple, index: Any, axis: int) -> tuple[int, onp.ndarray]:
+    """``boolean_mask``'s checks and the selected positions: (normalized axis, int64 positions)."""
+    ndim = len(shape)
     if not -ndim <= axis < ndim:
-        raise MXNetValueError(f"boolean_mask: axis {axis} is out of bounds for data of shape {jnp.shape(data)}")
+        raise MXNetValueError(f"boolean_mask: axis {axis} is out of bounds for data of shape {tuple(shape)}")
     axis %= ndim
     if jnp.ndim(index) != 1:
         raise MXNetValueError(f"boolean_mask: index must be 1-D, got shape {jnp.shape(index)}")
-    if jnp.shape(index)[0] != jnp.shape(data)[axis]:
+    if jnp.shape(index)[0] != shape[axis]:
         raise MXNetValueError(
             f"boolean_mask: index of length {jnp.shape(index)[0]} does not match data of shape "
-            f"{jnp.shape(data)} along axis {axis} (size {jnp.shape(data)[axis]})")
-    rows = onp.flatnonzero(_host("_contrib_boolean_mask", "its index", index))
-    return jnp.take(data, rows, axis=axis)
+            f"{tuple(shape)} along axis {axis} (size {shape[axis]})")
+    return axis, onp.flatnonzero(_host("_contrib_boolean_mask", "its index", index))
+
+
+# ----------------------------------------------------------------------------- rows padded to a bucket
+
+def _row_mask(data: Any, valid: Any, axis: int) -> Any:
+    size = jnp.shape(data)[axis]
+    return (jnp.arange(size) < valid).reshape([size if d == axis else 1 for d in range(jnp.ndim(data))])
+
+
+@defop("_mask_rows")
+def mask_padded_rows(data, valid, *, axis: int = 0, fill: str = "zero"):
+    """``data`` with the entries past the first ``valid`` along ``axis`` replaced by ``fill`` (zero, one,
+    lowest or highest): a reduction over rows padded to a size bucket then ignores the padding
+    (``mxjax/dynamic/buckets.py`` puts this before ``sum``/``max``/... of padded rows)."""
+    dtype = jnp.result_type(data)
+    if fill in ("lowest", "highest"):
+        info = jnp.finfo(dtype) if jnp.issubdtype(dtype, jnp.inexact) else jnp.iinfo(dtype)
+        if jnp.issubdtype(dtype, jnp.inexact):
+            value = -jnp.inf if fill == "lowest" else jnp.inf
+        else:
+            value = info.min if fill == "lowest" else info.max
+    elif fill in ("zero", "one"):
+        value = 0 if fill == "zero" else 1
+    else:
+        raise MXNetValueError(f"_mask_rows: fill must be zero, one, lowest or highest, got {fill!r}")
+    return jnp.where(_row_mask(data, valid, axis), data, jnp.asarray(value, dtype))
+
+
+@defop("_rescale_mean_rows")
+def rescale_mean_rows(data, valid, rows, *, axis: int = 0):
+    """A mean taken over all of ``rows`` (padded along ``axis``) turned into the mean over the first
+    ``valid``: ``data * rows.shape[axis] / valid`` (the padded size is read at trace time)."""
+    dtype = jnp.result_type(data)
+    return data * (jnp.asarray(jnp.shape(rows)[axis], dtype) / valid).astype(dtype)
 
 
 # ----------------------------------------------------------------------------- shape given as an array

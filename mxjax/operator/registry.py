@@ -32,10 +32,10 @@ class DynamicShapeError(MXNetError):
 def dynamic_shape_error(op: str, what: str = "its inputs") -> DynamicShapeError:
     """The error of a dynamic-shape op asked for its output shape without concrete input values."""
     return DynamicShapeError(
-        f"{op} is a dynamic-shape op: its output shape depends on the values of {what}, so it is known only "
-        "when the op runs on concrete arrays. It cannot be part of one compiled program (jax.jit, shape "
-        "inference without data); run it imperatively, or let the graph run its dynamic ops eagerly "
-        "between compiled segments")
+        f"{op} is a dynamic-shape op: its output shape depends on the values of {what}, so it runs only on "
+        "concrete arrays and cannot be traced into one static program (an outer jax.jit or jax.vmap, shape "
+        "inference without data). Call the block without wrapping it in jax.jit: hybridized, it compiles "
+        "its static parts and runs dynamic ops eagerly between compiled segments; or run the op imperatively")
 
 
 # JAX's errors for a value needed at trace time (what a dynamic-shape op hits under eval_shape/jit)
@@ -172,7 +172,14 @@ class OpDef:
     def _make_callable(self, params: dict[str, Any]) -> Callable[..., Any]:
         compute = self.compute
         if self.dynamic_shape:  # output shape depends on values: cannot be one XLA program
-            return (lambda *a: compute(*a, **params)) if params else compute
+            name = self.name
+
+            def eager(*arrays: Any) -> Any:
+                try:
+                    return compute(*arrays, **params)
+                except _NOT_CONCRETE:  # traced by an outer jax.jit/vmap: say which op and what to do
+                    raise dynamic_shape_error(name) from None
+            return eager
         # always a fresh function: jax.jit caches traces per function object, and
         # clear_caches() must force a re-trace (ops read the default dtype at trace time)
         fn = jax.jit(lambda *a: compute(*a, **params))

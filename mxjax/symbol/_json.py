@@ -5,18 +5,32 @@ op node's attributes are split into typed op parameters and other attributes,
 and graphs older than MXNet 1.9.1 get the upgrades MXNet's own loader applies
 (FORMATS.md 2.9): hidden-key renames, missing auxiliary inputs, initializer
 hints, and the old meaning of ``argmax(axis=-1)``.
+
+Control-flow nodes (``_foreach``, ``_while_loop``, ``_cond``) keep their bodies as
+the node's ``subgraphs``, as MXNet writes them; :func:`graph_body` turns such a
+sub-graph into the op's :class:`Subgraph` parameter, for graphs read here and for
+bodies traced by ``mx.npx`` alike.  A body may read a constant array (a plain array
+captured at trace time): its variable carries the value in ``__constant__``.
 """
 from __future__ import annotations
 
+import base64
 import json
 import warnings
+from typing import Any
 
-from .._ir import MXNET_VERSION, Node, graph_from_json, topo_order
+import jax.numpy as jnp
+import numpy as onp
+
+from .._ir import MXNET_VERSION, Entry, Node, graph_from_json, topo_order, variables
 from ..base import MXNetError, decode_attr
 from ._hints import apply_init_hints
+from ..operator.control_flow import CONTROL_FLOW_ROLES, SUBGRAPHS, Subgraph
 from ..operator.naming import op_for_json_name
-from .interpret import CONSTANTS, SUBGRAPH_OP
+from .interpret import CONSTANTS, SUBGRAPH_OP, graph_function
 from .symbol import Symbol
+
+CONSTANT = "__constant__"  # attribute of a sub-graph variable that stands for a constant array
 
 _HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 
@@ -52,8 +66,69 @@ def _split_graph_attrs(nodes: list[Node]) -> None:
         if node.op == SUBGRAPH_OP:  # a partitioned group: its parameters are its subgraph's nodes'
             node.num_outputs = len(node.subgraphs[0])
             _split_graph_attrs(topo_order(node.subgraphs[0]))
+        elif node.op in CONTROL_FLOW_ROLES:
+            _split_attrs(node)
+            _read_bodies(node)
         else:
             _split_attrs(node)
+
+
+def _read_bodies(node: Node) -> None:
+    """A control-flow node's sub-graphs as its ``__subgraphs__`` parameter."""
+    roles = CONTROL_FLOW_ROLES[node.op]
+    if len(node.subgraphs) != len(roles):
+        raise MXNetError(f"symbol JSON: node {node.name!r} ({node.op}) needs {len(roles)} subgraphs "
+                         f"({', '.join(roles)}), got {len(node.subgraphs)}")
+    bodies = []
+    for role, sub in zip(roles, node.subgraphs):
+        _split_graph_attrs(topo_order(sub))
+        bodies.append(graph_body(sub, f"{node.op.lstrip('_')}_{role}"))  # the labels npx traces give
+    node.params[SUBGRAPHS] = tuple(bodies)
+
+
+def graph_body(outputs: list[Entry], name: str, train: bool = False, consts: dict | None = None) -> Subgraph:
+    """A sub-graph as a :class:`Subgraph` over its variables in ``list_inputs`` order.
+
+    Variables marked ``__constant__`` are not arguments: their values come from
+    ``consts`` (a trace passes the arrays it captured) or from the attribute.
+    ``train`` is the training flag the body runs with when its op is not told one.
+    """
+    if consts is None:
+        consts = {v.name: decode_constant(v.attrs[CONSTANT]) for v in variables(outputs) if CONSTANT in v.attrs}
+    inputs = tuple(v.name for v in variables(outputs) if v.name not in consts)
+    runs: dict[bool, Any] = {}
+
+    def by_mode(flag: bool) -> Any:
+        if flag not in runs:
+            run = graph_function(outputs, flag)
+
+            def fn(*arrays: Any) -> list:
+                values = dict(consts)
+                values.update(zip(inputs, arrays))
+                return run(values)[0]
+            runs[flag] = fn
+        return runs[flag]
+
+    return Subgraph(by_mode(train), len(outputs), name, inputs, outputs, by_mode)
+
+
+def encode_constant(value: Any) -> str:
+    """A constant array as the ``__constant__`` attribute: dtype, shape and raw bytes (exact for any dtype)."""
+    array = onp.asarray(value)
+    return json.dumps({"dtype": array.dtype.name, "shape": list(array.shape),
+                       "data": base64.b64encode(onp.ascontiguousarray(array).tobytes()).decode("ascii")})
+
+
+def decode_constant(text: str) -> Any:
+    """The array a ``__constant__`` attribute holds."""
+    try:
+        spec = json.loads(text)
+        dtype = jnp.dtype(spec["dtype"])
+        array = onp.frombuffer(base64.b64decode(spec["data"]), dtype=dtype).reshape(spec["shape"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise MXNetError(f"symbol JSON: a {CONSTANT} attribute must hold dtype, shape and base64 data "
+                         f"({type(err).__name__}: {err})") from None
+    return jnp.asarray(array)
 
 
 def _split_attrs(node: Node) -> None:

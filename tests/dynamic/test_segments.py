@@ -121,14 +121,29 @@ def test_inference_mode_and_switching_hybridize_off_and_on():
         net(x)
 
 
-def test_compile_counts_are_bounded_over_random_mask_counts():
-    net = MaskStart()
+class MaskThenColumnSoftmax(HybridBlock):
+    """A softmax over the selected rows mixes them: padding them to a bucket would be wrong."""
+
+    def __init__(self):
+        super().__init__()
+        self.d = nn.Dense(4, in_units=5)
+
+    def forward(self, x, mask):
+        h = self.d(x[mask])
+        return h * mx.npx.softmax(h, axis=0)
+
+
+@pytest.mark.parametrize("block, bucketed", [(MaskStart, True), (MaskThenColumnSoftmax, False)])
+def test_compile_counts_are_bounded_over_random_mask_counts(block, bucketed):
+    net = block()
     net.initialize()
     net.hybridize()
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
-    data = RNG.normal(size=(100, 24, 5)).astype(onp.float32)
-    masks = RNG.random((100, 24)) < RNG.random((100, 1))  # row counts spread over 0..24
-    assert len({int(m.sum()) for m in masks}) > segments.MAX_SIGNATURES
+    batches = 100 if bucketed else 30  # the eager fallback is slow by design: fewer batches show it
+    data = RNG.normal(size=(batches, 24, 5)).astype(onp.float32)
+    masks = RNG.random((batches, 24)) < RNG.random((batches, 1))  # row counts spread over 0..24
+    counts = {int(m.sum()) for m in masks}
+    assert len(counts) > segments.MAX_SIGNATURES
     for batch, mask in zip(data, masks):
         with autograd.record():
             loss = (net(mx.np.array(batch), mx.np.array(mask)) ** 2).sum()
@@ -136,9 +151,14 @@ def test_compile_counts_are_bounded_over_random_mask_counts():
         trainer.step(1)
         assert bool((net.d.weight.grad().asnumpy() != 0).any()) == bool(mask.any())
     (entry,) = net.compile_stats().values()
-    assert entry["segments"] == 1 and entry["dynamic_ops"] == 1 and entry["calls"] == [100]
-    assert entry["compiled"] == [segments.MAX_SIGNATURES]  # then the segment runs eagerly
-    assert 0 < entry["eager_calls"][0] < 100
+    assert entry["segments"] == 1 and entry["dynamic_ops"] == 1 and entry["calls"] == [batches]
+    if bucketed:  # one program per power-of-two bucket (2, 4, 8, 16, then the full 24 rows)
+        buckets = {min(max(2, 1 << max(c - 1, 0).bit_length()), 24) for c in counts}
+        assert entry["compiled"] == [len(buckets)] and entry["eager_calls"] == [0]
+        assert entry["bucketed_calls"] == [100]
+    else:  # compiled per row count up to the limit, then eager
+        assert entry["compiled"] == [segments.MAX_SIGNATURES] and entry["bucketed_calls"] == [0]
+        assert 0 < entry["eager_calls"][0] < batches
 
 
 def test_symbol_bind_on_a_graph_with_a_dynamic_op():

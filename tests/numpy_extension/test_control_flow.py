@@ -340,24 +340,37 @@ def test_jax_jit_over_tracers_compiles_the_loops():
 
 # ----------------------------------------------------------------------------- the ops themselves
 
-def test_ops_run_subgraphs_directly():
-    body = Subgraph(lambda x, s, w: (x * w + s, s + x), 2, "body")
+def test_ops_run_subgraphs_directly_with_mxnet_locations():
+    # foreach: node inputs (data, state, weight) feed body inputs 2, 0, 1 (MXNet's in_*_locs)
+    body = Subgraph(lambda s, w, x: (x * w + s, s + x), 2, "body")
     outs, final = run_op("_foreach", [onp.arange(6.0).reshape(3, 2), onp.ones(2), onp.full(2, 2.0)],
-                         body=body, num_data=1, num_states=1)
+                         num_args=4, num_outputs=2, num_out_data=1, in_data_locs=(2,), in_state_locs=(0,),
+                         remain_locs=(1,), __subgraphs__=(body,))
     close(outs, [[1, 3], [5, 8], [11, 15]])
     close(final, [7, 10])
-    cond = Subgraph(lambda v: (v.sum() < 10,), 1, "cond")
+    # while_loop: node inputs (limit, v); the loop variable v is func's input 0 = node input 1
+    cond = Subgraph(lambda limit, v: (v.sum() < limit,), 1, "cond")
     func = Subgraph(lambda v: (v[0], v + 1), 2, "func")
-    outs, v, steps, overflow = run_op("_while_loop", [onp.zeros(2)], cond=cond, func=func, num_vars=1,
-                                      max_iterations=8)
+    outs, v = run_op("_while_loop", [onp.array(10.0), onp.zeros(2)], num_args=4, num_outputs=2, num_out_data=1,
+                     max_iterations=8, cond_input_locs=(0, 1), func_input_locs=(1,), func_var_locs=(0,),
+                     __subgraphs__=(cond, func))
     close(outs, [0, 1, 2, 3, 4, 0, 0, 0])
     close(v, [5, 5])
-    assert steps.item() == 5 and not overflow.item()
+    # cond: pred reads node input 1, the branches input 0
+    pred = Subgraph(lambda a: (a.sum() > 0,), 1, "pred")
     then, other = Subgraph(lambda a: (a + 1,), 1, "then"), Subgraph(lambda a: (a - 1,), 1, "else")
-    (picked,) = run_op("_cond", [onp.array(0), onp.ones(2)], then_branch=then, else_branch=other)
-    close(picked, [0, 0])
-    with pytest.raises(mx.MXNetError, match="_cond: parameter then_branch must be a traced sub-graph"):
-        run_op("_cond", [onp.array(1), onp.ones(2)], then_branch="x + 1", else_branch=other)
+    for flag, want in ((-1.0, [0, 0]), (1.0, [2, 2])):
+        (picked,) = run_op("_cond", [onp.ones(2), onp.array([flag])], num_args=5, cond_input_locs=(1,),
+                           then_input_locs=(0,), else_input_locs=(0,), __subgraphs__=(pred, then, other))
+        close(picked, want)
+    with pytest.raises(mx.MXNetError, match="_cond: parameter __subgraphs__ must be a tuple of 3 traced sub-graphs"):
+        run_op("_cond", [onp.array(1), onp.ones(2)], __subgraphs__=("x + 1",))
+    with pytest.raises(mx.MXNetError, match="_foreach: num_args=3 counts the 1 sub-graph"):
+        run_op("_foreach", [onp.ones((3, 2)), onp.ones(2), onp.ones(2)], num_args=3, num_outputs=2, num_out_data=1,
+               in_data_locs=(2,), in_state_locs=(0,), remain_locs=(1,), __subgraphs__=(body,))
+    with pytest.raises(mx.MXNetError, match=r"_foreach: the input locations \(2, 2, 1\) do not give every input"):
+        run_op("_foreach", [onp.ones((3, 2)), onp.ones(2), onp.ones(2)], num_args=4, num_outputs=2, num_out_data=1,
+               in_data_locs=(2,), in_state_locs=(2,), remain_locs=(1,), __subgraphs__=(body,))
 
 
 # ----------------------------------------------------------------------------- bad input
