@@ -1,16 +1,22 @@
-"""Size buckets: rows selected by a mask, padded to a power of two, with the valid count carried along.
+"""Rows selected by a mask without a shape that changes per batch: in place, or padded to a size bucket.
 
 A segment after ``boolean_mask`` sees a new row count with every batch; compiled per
-count it would compile without bound.  Instead the mask gathers its rows *padded*:
-the selected positions followed by copies of the last one, up to the next power of
-two (so padded rows hold real, finite data and their gradients are exact zeros),
-and the segment is compiled once per bucket with the valid count ``n`` as a traced
-input.  That is correct only when the padding cannot reach the valid rows, which
-:func:`plan` checks per segment: every node fed by padded rows must keep rows apart
+count it would compile without bound.  :func:`plan` checks, per segment, that rows
+cannot leak into each other: every node fed by the selected rows must keep rows apart
 (:mod:`.rows` reads its jaxpr), except reductions over the row axis (``sum``,
 ``mean``, ``max``, ``min``, ``prod``, ``all``, ``any``), which are rewritten to skip
-the padding (``_mask_rows`` first, and ``mean`` rescaled by ``size / n``).  Outputs
-that still carry rows are cut back to ``n`` after the segment.
+the rows that are not real (``_mask_rows`` first, and ``mean`` rescaled).  Then:
+
+* *in place*: when every output of the segment is free of rows (it ends in such
+  reductions), the rows are not selected at all -- the segment runs on the whole
+  data with the mask itself telling the reductions which rows are real.  Nothing
+  waits for the mask's values, and the program has one shape: the "static rewrite"
+  a JAX user would write by hand, found automatically.
+* *bucketed*: otherwise the mask's positions are read and the rows gathered *padded*
+  -- the selected positions followed by copies of the last one, up to the next power
+  of two (padded rows hold real, finite data; their gradients are exact zeros) --
+  inside the segment's program, compiled once per bucket with the valid count as a
+  traced input.  Outputs that still carry rows are cut back to the count after it.
 """
 from __future__ import annotations
 
@@ -21,12 +27,12 @@ import numpy as onp
 
 from .._ir import Entry, Node, topo_order
 from ..ndarray import NDArray, invoke, np_class
-from ..operator.dynamic import mask_rows
+from ..operator.dynamic import check_mask, mask_rows
 from ..operator.registry import get_op
 from ..symbol.interpret import CONSTANTS, call_params, node_op
 from .rows import NotRowWise, row_axes
 
-__all__ = ["VALID", "MIN_BUCKET", "bucket_size", "Padded", "padded_mask", "plan", "input_names"]
+__all__ = ["VALID", "MIN_BUCKET", "bucket_size", "Padded", "selection", "plan", "input_names"]
 
 VALID = "__valid_rows__"  # the graph variable holding the valid row count of a bucketed segment
 MIN_BUCKET = 2            # a row axis of size 1 would broadcast, so buckets start at 2
@@ -44,16 +50,37 @@ def bucket_size(n: int, length: int) -> int:
 
 
 class Padded:
-    """``valid`` real rows along ``axis`` followed by padding: an ``array`` (a bucketed segment's output), or
-    a mask's selection not gathered yet -- the ``data`` and the padded row ``positions`` (host int32),
-    gathered inside the program that uses them (its gradient scatters there too)."""
+    """``valid`` real rows along ``axis`` followed by padding (``array``: a bucketed segment's output), or a
+    mask's selection not made yet: the ``data`` and the 1-D ``index`` (its values are read, and the padded
+    positions computed, only when a segment needs the rows bucketed or cut)."""
 
-    __slots__ = ("array", "data", "positions", "valid", "axis", "_cut")
+    __slots__ = ("array", "data", "index", "axis", "_valid", "_positions", "_cut")
 
-    def __init__(self, valid: int, axis: int, array: NDArray | None = None, data: NDArray | None = None,
-                 positions: onp.ndarray | None = None) -> None:
-        self.array, self.data, self.positions = array, data, positions
-        self.valid, self.axis, self._cut = valid, axis, None
+    def __init__(self, axis: int, array: NDArray | None = None, valid: int | None = None,
+                 data: NDArray | None = None, index: NDArray | None = None) -> None:
+        self.array, self.data, self.index, self.axis = array, data, index, axis
+        self._valid, self._positions, self._cut = valid, None, None
+
+    @property
+    def valid(self) -> int:
+        if self._valid is None:
+            self._select()
+        return self._valid
+
+    @property
+    def positions(self) -> onp.ndarray:
+        """The selected positions padded to a bucket with copies of the last one (host int32)."""
+        if self._positions is None:
+            self._select()
+        return self._positions
+
+    def _select(self) -> None:
+        _, rows = mask_rows(tuple(self.data.shape), self.index.to_jax(), self.axis)
+        n = len(rows)
+        positions = onp.empty(bucket_size(n, self.data.shape[self.axis]), onp.int32)
+        positions[:n] = rows
+        positions[n:] = rows[-1] if n else 0
+        self._valid, self._positions = n, positions
 
     def cut(self) -> NDArray:
         """The valid rows only (recorded on the tape like any op); computed once."""
@@ -68,18 +95,13 @@ class Padded:
         return self._cut
 
 
-def padded_mask(data: NDArray, index: NDArray, axis: int) -> Padded | None:
-    """``boolean_mask(data, index, axis)`` as a selection padded to a bucket (not gathered yet), or ``None``
+def selection(data: NDArray, index: NDArray, axis: int) -> Padded | None:
+    """``boolean_mask(data, index, axis)`` as a selection not made yet (shapes checked now), or ``None``
     when the data is too short to pad (fewer than ``MIN_BUCKET`` rows)."""
-    axis, rows = mask_rows(tuple(data.shape), index.to_jax() if isinstance(index, NDArray) else index, axis)
-    length = data.shape[axis]
-    if length < MIN_BUCKET:
+    axis = check_mask(tuple(data.shape), tuple(index.shape), axis)
+    if data.shape[axis] < MIN_BUCKET:
         return None
-    n = len(rows)
-    positions = onp.empty(bucket_size(n, length), onp.int32)
-    positions[:n] = rows
-    positions[n:] = rows[-1] if n else 0
-    return Padded(n, axis, data=data, positions=positions)
+    return Padded(axis, data=data, index=index)
 
 
 def _op_avals(op: Any, params: dict, constants: tuple, avals: list, key_needed: bool) -> Any:
@@ -105,14 +127,14 @@ def _covers(params: dict, ndim: int, axis: int) -> bool:
 
 def plan(outputs: list[Entry], in_axes: dict[str, int], selections: set[str], avals: dict[str, Any],
          train: bool) -> tuple[list[Entry], list[int | None]] | None:
-    """Rewrite a segment's graph (a copy is made) to run on padded rows.
+    """Rewrite a segment's graph (a copy is made) to run on rows that are not all real.
 
-    ``in_axes`` gives the row axis of each padded input; those named in ``selections``
-    become a gather (``take``) of variables ``NAME/data`` by ``NAME/positions``.
-    ``avals`` holds the shape/dtype of every variable at the bucket size.  Returns (new
-    outputs, whose graph has the variable :data:`VALID` when a reduction needs the
-    count; the row axis of each output, ``None`` for row-free ones), or ``None`` when
-    some node mixes rows.
+    ``in_axes`` gives the row axis of each such input; those named in ``selections``
+    become a gather (``take``) of variables ``NAME/data`` by ``NAME/positions``; the
+    others are used as they are.  ``avals`` holds the shape/dtype of every variable,
+    :data:`VALID` included (a count, or a mask over the rows).  Returns (new outputs,
+    whose graph reads :data:`VALID` when a reduction needs it; the row axis of each
+    output, ``None`` for row-free ones), or ``None`` when some node mixes rows.
     """
     from ..symbol import Symbol
     outputs = Symbol(list(outputs)).__deepcopy__({})._outputs
@@ -163,8 +185,8 @@ def plan(outputs: list[Entry], in_axes: dict[str, int], selections: set[str], av
 
 
 def input_names(names: list[str], selections: set[str]) -> list[str]:
-    """A bucketed segment's variables: each selection's data and positions in place of its name, then
-    the valid count."""
+    """A planned segment's variables: each gathered selection's data and positions in place of its name,
+    then :data:`VALID`."""
     out = []
     for name in names:
         out.extend((name + "/data", name + "/positions") if name in selections else (name,))

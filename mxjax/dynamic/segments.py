@@ -29,7 +29,7 @@ from .._ir import Entry, Node, topo_order
 from ..ndarray import NDArray, invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
 from ..symbol.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
-from .buckets import VALID, Padded, input_names, padded_mask, plan
+from .buckets import VALID, Padded, input_names, plan, selection
 
 __all__ = ["DynamicShapeProperty", "SegmentedGraph", "dynamic_ops", "has_dynamic_ops", "MAX_SIGNATURES"]
 
@@ -86,28 +86,37 @@ class _Segment:
         self.jitted = jax.jit(self.fn)
         self.plans: dict[tuple, Any] = {}
         self.signatures: set = set()
-        self.calls = self.eager_calls = self.bucketed_calls = 0
-        self.final = False  # set by the graph: no dynamic op reads the outputs
+        self.calls = self.eager_calls = self.bucketed_calls = self.in_place_calls = 0
+        self.final = False  # set by the graph: no dynamic op reads the outputs' values
         self.key = ("segment", next(_serials))
 
-    def bucketed(self, pattern: tuple, entries: list) -> tuple | None:
-        """(function, jitted function, row axis of each output) running on padded rows, for ``pattern``
-        ((input position, row axis, whether it is a selection) of each padded input); ``None`` when some op
-        mixes rows."""
+    def planned(self, pattern: tuple, entries: list) -> tuple | None:
+        """(function, jitted function, row axis of each output) running on rows that are not all real, for
+        ``pattern``: (input position, row axis, how) of each such input, how being "mask" (a selection left
+        in place, the mask is :data:`VALID`), "gather" (a selection gathered padded) or "rows" (padded rows
+        from a bucketed segment); ``None`` when some op mixes rows, or when in place the outputs would
+        still carry rows."""
         if pattern not in self.plans:
+            hows = {self.names[k]: how for k, _, how in pattern}
             avals = {}
             for name, x in zip(self.names, entries):
-                if isinstance(x, Padded) and x.data is not None:
+                how = hows.get(name)
+                if how == "gather":
                     avals[name + "/data"] = jax.ShapeDtypeStruct(x.data.shape, x.data._data.dtype)
                     avals[name + "/positions"] = jax.ShapeDtypeStruct(x.positions.shape, x.positions.dtype)
+                    avals[VALID] = jax.ShapeDtypeStruct((), "int32")
                 else:
-                    x = x.array if isinstance(x, Padded) else x
+                    x = (x.data if how == "mask" else x.array) if how else x
                     avals[name] = jax.ShapeDtypeStruct(x.shape, x._data.dtype) if isinstance(x, NDArray) else x
-            avals[VALID] = jax.ShapeDtypeStruct((), "int32")
-            selections = {self.names[k] for k, _, selection in pattern if selection}
+                    if how == "mask":
+                        avals[VALID] = jax.ShapeDtypeStruct(entries[pattern[0][0]].index.shape,
+                                                            entries[pattern[0][0]].index._data.dtype)
+                    elif how == "rows":
+                        avals[VALID] = jax.ShapeDtypeStruct((), "int32")
+            selections = {name for name, how in hows.items() if how == "gather"}
             found = plan(self.node.subgraphs[0], {self.names[k]: axis for k, axis, _ in pattern}, selections,
                          avals, self.train)
-            if found is None:
+            if found is None or (pattern[0][2] == "mask" and any(a is not None for a in found[1][:self.n_out])):
                 self.plans[pattern] = None
             else:
                 outputs, out_axes = found
@@ -158,7 +167,8 @@ class SegmentedGraph:
                 params = call_params(node, op, train)
                 constants = params.pop(CONSTANTS, ())
                 self.steps.append(("dynamic", node, (op, params, constants, position)))
-        read_eagerly = {id(n) for kind, node, _ in self.steps if kind == "dynamic" for n, _ in node.inputs}
+        read_eagerly = {id(n) for kind, node, info in self.steps if kind == "dynamic"
+                        and not _selects_rows(info[0].name, info[1]) for n, _ in node.inputs}
         for segment in self.segments:  # no dynamic op reads it: under record() its node can wait for backward
             segment.final = id(segment.node) not in read_eagerly
 
@@ -186,9 +196,9 @@ class SegmentedGraph:
         op, params, constants, position = info
         axis = _mask_axis(op.name, params, inputs) if self.pad.get(id(node), True) else None
         if axis is not None:
-            padded = padded_mask(inputs[0], inputs[1], axis)
-            if padded is not None:
-                return (padded,)
+            selected = selection(inputs[0], inputs[1], axis)
+            if selected is not None:
+                return (selected,)
         for slot, value in constants:
             inputs.insert(slot, value)
         if op.needs_key:
@@ -199,25 +209,31 @@ class SegmentedGraph:
     def _segment(self, segment: _Segment, entries: list, rng: Any, recording: bool) -> tuple:
         padded = [(k, x) for k, x in enumerate(entries) if isinstance(x, Padded)]
         found = None
-        if padded and len({x.valid for _, x in padded}) == 1:
-            pattern = tuple((k, x.axis, x.data is not None) for k, x in padded)
-            found = segment.bucketed(pattern, entries)
+        if padded and all(x.data is not None for _, x in padded) and len({id(x.index) for _, x in padded}) == 1:
+            pattern = tuple((k, x.axis, "mask") for k, x in padded)  # one mask: try leaving the rows in place
+            found = segment.planned(pattern, entries)
+        if found is None and padded and len({x.valid for _, x in padded}) == 1:
+            pattern = tuple((k, x.axis, "gather" if x.data is not None else "rows") for k, x in padded)
+            found = segment.planned(pattern, entries)
             if found is None:  # rows mix in this segment: its mask inputs stop padding
                 for k, _ in padded:
                     self.pad[id(segment.node.inputs[k][0])] = False
         if found is not None:
             fn, jitted, out_axes = found
-            valid = padded[0][1].valid
+            in_place = pattern[0][2] == "mask"
             inputs = []
             for x in entries:
                 if not isinstance(x, Padded):
                     inputs.append(x)
+                elif in_place:
+                    inputs.append(x.data)
                 elif x.data is not None:  # host arrays go to the program as they are (no eager transfer op)
                     inputs.extend((x.data, x.positions))
                 else:
                     inputs.append(x.array)
-            inputs.append(onp.int32(valid))
-            variant = ("bucketed", pattern)
+            valid = None if in_place else padded[0][1].valid
+            inputs.append(padded[0][1].index if in_place else onp.int32(valid))
+            variant = (pattern,)
         else:
             fn, jitted, out_axes = segment.fn, segment.jitted, None
             inputs, variant = [_cut(x) for x in entries], None
@@ -234,8 +250,11 @@ class SegmentedGraph:
             results = tuple(np_class()._wrap(o) for o in raw)
         if out_axes is None:
             return results
+        if in_place:
+            segment.in_place_calls += 1
+            return results
         segment.bucketed_calls += 1
-        return tuple(Padded(valid, axis, array=r) if axis is not None else r
+        return tuple(Padded(axis, array=r, valid=valid) if axis is not None else r
                      for r, axis in zip(results, list(out_axes) + [None] * (len(results) - len(out_axes))))
 
     def compile_stats(self) -> dict:
@@ -245,11 +264,18 @@ class SegmentedGraph:
                 "compiled": [len(s.signatures) for s in self.segments],
                 "calls": [s.calls for s in self.segments],
                 "eager_calls": [s.eager_calls for s in self.segments],
-                "bucketed_calls": [s.bucketed_calls for s in self.segments]}
+                "bucketed_calls": [s.bucketed_calls for s in self.segments],
+                "in_place_calls": [s.in_place_calls for s in self.segments]}
 
 
 def _cut(x: Any) -> Any:
     return x.cut() if isinstance(x, Padded) else x
+
+
+def _selects_rows(name: str, params: dict) -> bool:
+    """Whether a dynamic op may select rows without reading values (see :func:`_mask_axis`)."""
+    return name == "_contrib_boolean_mask" or (name == "_getitem_mask"
+                                               and tuple(params.get("key", ())) == (("b", 0),))
 
 
 def _mask_axis(name: str, params: dict, inputs: list) -> int | None:

@@ -58,32 +58,42 @@ def boolean_mask(data, index, *, axis: int = 0):
     return jnp.take(data, rows, axis=axis)
 
 
-def mask_rows(shape: tuple, index: Any, axis: int) -> tuple[int, onp.ndarray]:
-    """``boolean_mask``'s checks and the selected positions: (normalized axis, int64 positions)."""
+def check_mask(shape: tuple, index_shape: tuple, axis: int) -> int:
+    """``boolean_mask``'s checks on shapes alone; returns the normalized axis."""
     ndim = len(shape)
     if not -ndim <= axis < ndim:
         raise MXNetValueError(f"boolean_mask: axis {axis} is out of bounds for data of shape {tuple(shape)}")
     axis %= ndim
-    if jnp.ndim(index) != 1:
-        raise MXNetValueError(f"boolean_mask: index must be 1-D, got shape {jnp.shape(index)}")
-    if jnp.shape(index)[0] != shape[axis]:
+    if len(index_shape) != 1:
+        raise MXNetValueError(f"boolean_mask: index must be 1-D, got shape {tuple(index_shape)}")
+    if index_shape[0] != shape[axis]:
         raise MXNetValueError(
-            f"boolean_mask: index of length {jnp.shape(index)[0]} does not match data of shape "
+            f"boolean_mask: index of length {index_shape[0]} does not match data of shape "
             f"{tuple(shape)} along axis {axis} (size {shape[axis]})")
+    return axis
+
+
+def mask_rows(shape: tuple, index: Any, axis: int) -> tuple[int, onp.ndarray]:
+    """``boolean_mask``'s checks and the selected positions: (normalized axis, int64 positions)."""
+    axis = check_mask(shape, jnp.shape(index), axis)
     return axis, onp.flatnonzero(_host("_contrib_boolean_mask", "its index", index))
 
 
 # ----------------------------------------------------------------------------- rows padded to a bucket
 
 def _row_mask(data: Any, valid: Any, axis: int) -> Any:
+    """Which entries along ``axis`` are real: the first ``valid`` (a count), or where ``valid`` (a 1-D mask
+    over the axis, any dtype, non-zero meaning real) is set."""
     size = jnp.shape(data)[axis]
-    return (jnp.arange(size) < valid).reshape([size if d == axis else 1 for d in range(jnp.ndim(data))])
+    keep = jnp.arange(size) < valid if jnp.ndim(valid) == 0 else jnp.asarray(valid) != 0
+    return keep.reshape([size if d == axis else 1 for d in range(jnp.ndim(data))])
 
 
 @defop("_mask_rows")
 def mask_padded_rows(data, valid, *, axis: int = 0, fill: str = "zero"):
-    """``data`` with the entries past the first ``valid`` along ``axis`` replaced by ``fill`` (zero, one,
-    lowest or highest): a reduction over rows padded to a size bucket then ignores the padding
+    """``data`` with the entries that are not real along ``axis`` (past the first ``valid``, or where the
+    mask ``valid`` is zero) replaced by ``fill`` (zero, one, lowest or highest): a reduction over rows
+    padded to a size bucket, or over rows a mask leaves in place, then ignores them
     (``mxjax/dynamic/buckets.py`` puts this before ``sum``/``max``/... of padded rows)."""
     dtype = jnp.result_type(data)
     if fill in ("lowest", "highest"):
@@ -101,10 +111,11 @@ def mask_padded_rows(data, valid, *, axis: int = 0, fill: str = "zero"):
 
 @defop("_rescale_mean_rows")
 def rescale_mean_rows(data, valid, rows, *, axis: int = 0):
-    """A mean taken over all of ``rows`` (padded along ``axis``) turned into the mean over the first
-    ``valid``: ``data * rows.shape[axis] / valid`` (the padded size is read at trace time)."""
+    """A mean taken over all of ``rows`` along ``axis`` turned into the mean over the real ones (the first
+    ``valid``, or where the mask ``valid`` is set): ``data * rows.shape[axis] / count``."""
     dtype = jnp.result_type(data)
-    return data * (jnp.asarray(jnp.shape(rows)[axis], dtype) / valid).astype(dtype)
+    count = valid if jnp.ndim(valid) == 0 else jnp.sum(jnp.asarray(valid) != 0)
+    return data * (jnp.asarray(jnp.shape(rows)[axis], dtype) / count).astype(dtype)
 
 
 # ----------------------------------------------------------------------------- shape given as an array
