@@ -351,8 +351,8 @@ class Optimizer:
                 raise MXNetTypeError(f"{name}.update: weights and grads must be NDArrays, got "
                                      f"{type(w).__name__} and {type(g).__name__} at position {i}")
         lrs, wds = self.prepare_update(indices)
-        state_nds = [jax.tree.leaves(s, is_leaf=_is_nd) for s in states]
-        jax_states = [jax.tree.map(lambda x: x.to_jax(), s, is_leaf=_is_nd) for s in states]
+        state_nds = [[] if s is None else jax.tree.leaves(s, is_leaf=_is_nd) for s in states]
+        jax_states = [None if s is None else jax.tree.map(lambda x: x.to_jax(), s, is_leaf=_is_nd) for s in states]
         pending = _tape.pending_backward_of(grads)
         new_weights, new_states = self.update_all(
             [w.to_jax() for w in weights], grads if pending else [g.to_jax() for g in grads], jax_states,
