@@ -71,8 +71,8 @@ def _evaluate(target: Node) -> tuple:
             pending.append(node)
     if len(pending) > 1:
         _evaluate_together(pending)
-    for node in pending if len(pending) == 1 else ():
-        _results[node] = _run_node(node, [_results[n][i] for n, i in node.inputs], bound=True)
+    elif pending:
+        _results[pending[0]] = _run_node(pending[0], [_results[n][i] for n, i in pending[0].inputs], bound=True)
     _results[target] = _run_node(target, [_results[n][i] for n, i in target.inputs], bound=True)
     return _results[target]
 

@@ -26,7 +26,7 @@ import jax
 import numpy as onp
 
 from .._ir import Entry, Node, topo_order
-from ..ndarray import NDArray, invoke, np_class
+from ..ndarray import NDArray, invoke
 from ..operator.dynamic import check_mask, mask_rows
 from ..operator.registry import get_op
 from ..symbol.interpret import CONSTANTS, call_params, node_op
@@ -85,9 +85,8 @@ class Padded:
     def cut(self) -> NDArray:
         """The valid rows only (recorded on the tape like any op); computed once."""
         if self._cut is None:
-            if self.data is not None:
-                rows = np_class()._wrap(jax.numpy.asarray(self.positions[:self.valid]))
-                self._cut = invoke(get_op("take"), [self.data, rows], {"axis": self.axis, "mode": "clip"})
+            if self.data is not None:  # the selection itself, as the op would have made it
+                self._cut = invoke(get_op("_contrib_boolean_mask"), [self.data, self.index], {"axis": self.axis})
             elif self.array.shape[self.axis] == self.valid:
                 self._cut = self.array
             else:

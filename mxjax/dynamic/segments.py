@@ -65,15 +65,21 @@ class DynamicShapeProperty(SubgraphProperty):
         return _StaticSelector()
 
 
-def _keyed(program: Callable, needs_key: bool) -> Callable:
-    def run(*args: Any) -> tuple:  # the key, when there is one, comes first
+def _compiled(program: Callable, needs_key: bool) -> tuple[Callable, Callable]:
+    """``program(inputs, key)`` as a function of positional arrays (the key, when there is one, first),
+    and its jitted form."""
+    def run(*args: Any) -> tuple:
         return program(args[1:], args[0]) if needs_key else program(args)
-    return run
+    return run, jax.jit(run)
+
+
+def _aval(x: Any) -> Any:
+    return jax.ShapeDtypeStruct(x.shape, x._data.dtype) if isinstance(x, NDArray) else x
 
 
 class _Segment:
-    """One static segment: its compiled functions (exact shapes, and bucketed rows per pattern of padded
-    inputs) and the signatures it has compiled."""
+    """One static segment: its compiled functions (at exact shapes, and per pattern of inputs whose rows are
+    not all real) and the signatures it has compiled."""
 
     def __init__(self, node: Node, train: bool) -> None:
         self.node, self.train = node, train
@@ -82,8 +88,8 @@ class _Segment:
         self.needs_key = op.needs_key
         self.aux = [self.names[k] for k in op.aux_inputs] if train else []
         self.n_out = node.num_outputs
-        self.fn: Callable = _keyed(graph_program(node.subgraphs[0], self.names, self.aux, train), self.needs_key)
-        self.jitted = jax.jit(self.fn)
+        self.fn, self.jitted = _compiled(graph_program(node.subgraphs[0], self.names, self.aux, train),
+                                         self.needs_key)
         self.plans: dict[tuple, Any] = {}
         self.signatures: set = set()
         self.calls = self.eager_calls = self.bucketed_calls = self.in_place_calls = 0
@@ -98,31 +104,24 @@ class _Segment:
         still carry rows."""
         if pattern not in self.plans:
             hows = {self.names[k]: how for k, _, how in pattern}
-            avals = {}
+            in_place = pattern[0][2] == "mask"
+            avals = {VALID: _aval(entries[pattern[0][0]].index) if in_place else jax.ShapeDtypeStruct((), "int32")}
             for name, x in zip(self.names, entries):
                 how = hows.get(name)
                 if how == "gather":
-                    avals[name + "/data"] = jax.ShapeDtypeStruct(x.data.shape, x.data._data.dtype)
+                    avals[name + "/data"] = _aval(x.data)
                     avals[name + "/positions"] = jax.ShapeDtypeStruct(x.positions.shape, x.positions.dtype)
-                    avals[VALID] = jax.ShapeDtypeStruct((), "int32")
                 else:
-                    x = (x.data if how == "mask" else x.array) if how else x
-                    avals[name] = jax.ShapeDtypeStruct(x.shape, x._data.dtype) if isinstance(x, NDArray) else x
-                    if how == "mask":
-                        avals[VALID] = jax.ShapeDtypeStruct(entries[pattern[0][0]].index.shape,
-                                                            entries[pattern[0][0]].index._data.dtype)
-                    elif how == "rows":
-                        avals[VALID] = jax.ShapeDtypeStruct((), "int32")
+                    avals[name] = _aval(x.data if how == "mask" else x.array if how == "rows" else x)
             selections = {name for name, how in hows.items() if how == "gather"}
             found = plan(self.node.subgraphs[0], {self.names[k]: axis for k, axis, _ in pattern}, selections,
                          avals, self.train)
-            if found is None or (pattern[0][2] == "mask" and any(a is not None for a in found[1][:self.n_out])):
+            if found is None or (in_place and any(a is not None for a in found[1][:self.n_out])):
                 self.plans[pattern] = None
             else:
                 outputs, out_axes = found
                 program = graph_program(outputs, input_names(self.names, selections), self.aux, self.train)
-                fn = _keyed(program, self.needs_key)
-                self.plans[pattern] = (fn, jax.jit(fn), out_axes[:self.n_out])
+                self.plans[pattern] = (*_compiled(program, self.needs_key), out_axes[:self.n_out])
         return self.plans[pattern]
 
     def choose(self, arrays: list, fn: Callable, jitted: Callable, variant: Any = None) -> tuple[Callable, bool]:
@@ -283,7 +282,7 @@ def _mask_axis(name: str, params: dict, inputs: list) -> int | None:
     ``boolean_mask``, and ``x[mask]`` with one 1-D boolean mask as the whole key."""
     if name == "_contrib_boolean_mask":
         return params.get("axis", 0)
-    if (name == "_getitem_mask" and tuple(params.get("key", ())) == (("b", 0),) and len(inputs) == 2
+    if (name == "_getitem_mask" and _selects_rows(name, params) and len(inputs) == 2
             and inputs[1].ndim == 1 and inputs[0].ndim >= 1 and inputs[1].shape[0] == inputs[0].shape[0]):
         return 0
     return None

@@ -414,16 +414,23 @@ def foreach(body: Callable, data: Any, init_states: Any, name: str = "foreach") 
     return _regroup(*outs), _regroup(states, state_fmt)
 
 
+def _add_row(op: str, what: str, rows: list, first: tuple | None, outs: list, out_fmt: Any) -> tuple:
+    """Append one step's outputs to ``rows``, checked against the first step's (avals, format); returns
+    the first step's (avals, format)."""
+    if first is None:
+        first = ([_aval(o) for o in outs], out_fmt)
+    else:
+        _check_like(op, what, outs, out_fmt, *first, "the first step's outputs")
+    rows.append(outs)
+    return first
+
+
 def _foreach_eager(step: Callable, data: list, states: list, avals: list, cls: type) -> tuple:
     rows, first = [], None
     for i in range(data[0].shape[0]):
         result, (num_out, out_fmt) = step([x[i] for x in data] + states)
         outs, states = result[:num_out], result[num_out:]
-        if first is None:
-            first = ([_aval(o) for o in outs], out_fmt)
-        else:
-            _check_like("foreach", "the body's outputs", outs, out_fmt, *first, "the first step's outputs")
-        rows.append(outs)
+        first = _add_row("foreach", "the body's outputs", rows, first, outs, out_fmt)
     if first is None:  # no steps: the outputs' shapes from a trace of the body
         out_avals, (num_out, out_fmt) = _shapes_of("foreach", cls, step, avals)
         stacked = [cls._wrap(jnp.zeros((0, *a.shape), a.dtype)) for a in out_avals[:num_out]]
@@ -506,11 +513,7 @@ def _while_eager(test: Callable, step: Callable, values: list, var_fmt: Any, var
     while len(rows) < max_iterations and _truth(test(values)[0][0]):
         result, (num_out, out_fmt) = step(values)
         outs, values = result[:num_out], result[num_out:]
-        if first is None:
-            first = ([_aval(o) for o in outs], out_fmt)
-        else:
-            _check_like("while_loop", "func's step outputs", outs, out_fmt, *first, "the first step's outputs")
-        rows.append(outs)
+        first = _add_row("while_loop", "func's step outputs", rows, first, outs, out_fmt)
     if len(rows) == max_iterations and _truth(test(values)[0][0]):
         raise MXNetError(f"while_loop: the loop condition is still true after max_iterations={max_iterations} "
                          "iterations; raise max_iterations or fix the condition")

@@ -96,16 +96,14 @@ def mask_padded_rows(data, valid, *, axis: int = 0, fill: str = "zero"):
     padded to a size bucket, or over rows a mask leaves in place, then ignores them
     (``mxjax/dynamic/buckets.py`` puts this before ``sum``/``max``/... of padded rows)."""
     dtype = jnp.result_type(data)
-    if fill in ("lowest", "highest"):
-        info = jnp.finfo(dtype) if jnp.issubdtype(dtype, jnp.inexact) else jnp.iinfo(dtype)
-        if jnp.issubdtype(dtype, jnp.inexact):
-            value = -jnp.inf if fill == "lowest" else jnp.inf
-        else:
-            value = info.min if fill == "lowest" else info.max
-    elif fill in ("zero", "one"):
-        value = 0 if fill == "zero" else 1
-    else:
+    if fill not in ("zero", "one", "lowest", "highest"):
         raise MXNetValueError(f"_mask_rows: fill must be zero, one, lowest or highest, got {fill!r}")
+    if fill in ("zero", "one"):
+        value = 0 if fill == "zero" else 1
+    elif jnp.issubdtype(dtype, jnp.inexact):
+        value = -jnp.inf if fill == "lowest" else jnp.inf
+    else:
+        value = jnp.iinfo(dtype).min if fill == "lowest" else jnp.iinfo(dtype).max
     return jnp.where(_row_mask(data, valid, axis), data, jnp.asarray(value, dtype))
 
 
