@@ -166,19 +166,29 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     The node runs now, unless ``defer`` is set or an input is a lazy output of a
     deferred node (and ``fn`` has static shapes): then it is deferred too.
     """
-    diff, entries, lazy = [], [], False
-    for i, x in enumerate(inputs):
+    diff, entries, datas, shape_key, lazy = [], [], [], [key], False
+    for i, x in enumerate(inputs):  # one pass: this runs for every recorded op
         entry = None
         if isinstance(x, NDArray):
             out_cls = out_cls or type(x)
-            if x._ag is not None and _inexact(x._data.dtype):
+            data = x._data
+            if x._ag is not None and _inexact(data.dtype):
                 diff.append(i)
                 entry = x._ag
-            lazy = lazy or is_deferred(x)
+            var = x._var
+            if type(var) is _Deferred and var.node.values is None and var.node.fused is None:
+                lazy = True
+                datas.append(_LAZY_INPUT)
+            else:
+                datas.append(x)  # read (to_jax) below, once we know the node runs now or is deferred
+            shape_key.append((data.shape, data.dtype))
+        else:
+            datas.append(x)
+            shape_key.append(_aval_key(x))
         entries.append(entry)
     diff, entries = tuple(diff), tuple(entries)
     if not dynamic and (defer or lazy):
-        return _record_deferred(key, fn, inputs, out_cls, name, diff, entries)
+        return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas)
     datas = tuple(x.to_jax() if isinstance(x, NDArray) else x for x in inputs)
     try:
         out, vjp = _forward_with_vjp(key, fn, diff, dynamic)(*datas)
@@ -206,18 +216,13 @@ def _inexact(dtype: Any) -> bool:
     return found
 
 
-def _record_deferred(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str, diff: tuple,
-                     entries: tuple) -> Any:
-    datas, shape_key = [], [key]
-    for x in inputs:
+def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str,
+                     diff: tuple, entries: tuple, datas: list) -> Any:
+    """A deferred node; ``cache_key`` is ``(key, *input avals)``, ``datas`` the inputs with lazy ones
+    marked ``_LAZY_INPUT`` (the others are read here)."""
+    for i, x in enumerate(datas):
         if isinstance(x, NDArray):
-            data = _LAZY_INPUT if is_deferred(x) else x.to_jax()
-            shape_key.append((x._data.shape, x._data.dtype))
-        else:
-            data = x
-            shape_key.append(_aval_key(x))
-        datas.append(data)
-    cache_key = tuple(shape_key)
+            datas[i] = x.to_jax()
     out = _SHAPE_CACHE.get(cache_key)
     if out is None:
         avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x
@@ -229,13 +234,18 @@ def _record_deferred(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: typ
         except Exception as err:
             raise op_error(NamedOp(name), inputs, None, err) from None
     multi, avals, structs = out
-    node = Node(key, fn, tuple(inputs), entries, diff, None, avals, multi, name)
+    node = Node(cache_key[0], fn, tuple(inputs), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
-    results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy array's _data is read-only
-    for i, r in enumerate(results):
-        r._ag = (node, i)
-        r._var = _Deferred(node, i)
-    return results if multi else results[0]
+    if multi:
+        results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy _data is read-only
+        for i, r in enumerate(results):
+            r._ag = (node, i)
+            r._var = _Deferred(node, i)
+        return results
+    result = out_cls._wrap(structs[0])
+    result._ag = (node, 0)
+    result._var = _Deferred(node, 0)
+    return result
 
 
 def _shape_entry(out: Any) -> tuple:
@@ -278,36 +288,61 @@ def materialize(nodes: Sequence[Node]) -> None:
 
 # ----------------------------------------------------------------------------- fused backward
 
+_STRUCTURES: dict = {}
+_structure_ids = itertools.count()
+
+
+def _structure_id(structure: tuple) -> int:
+    """A small number standing for a region's (large) structure, so later cache keys hash cheaply;
+    numbers are never reused, so a cleared table only costs recompiles."""
+    found = _STRUCTURES.get(structure)
+    if found is None:
+        found = _bounded(_STRUCTURES)[structure] = next(_structure_ids)
+    return found
+
+
+def _seq_of(node: Node) -> int:
+    return node.seq
+
+
 class _Plan:
     """A region of deferred nodes wired for one program: its inputs from outside, the cotangents
     arriving at its outputs, and the gradient targets (entries outside: variables or ordinary nodes)."""
 
     def __init__(self, deferred: list[Node], cotangents: dict) -> None:
-        nodes = sorted(deferred, key=lambda n: n.seq)
+        nodes = sorted(deferred, key=_seq_of)
         local = {id(n): k for k, n in enumerate(nodes)}
-        self.nodes, self.ext_values = nodes, []
-        diff_positions, target_slots, self.targets = [], [], []
+        self.nodes = nodes
+        self.ext_values = ext_values = []
+        self.targets = targets = []
+        ext_avals, diff_positions, target_slots, wiring = [], [], [], []
         target_index: dict = {}
-        wiring = []
         for node in nodes:
             slots = []
+            diff = node.diff
             for slot, (x, data) in enumerate(zip(node.inputs, node.datas)):
-                producer = x._var.node if data is _LAZY_INPUT and is_deferred(x) else None
-                if producer is not None and id(producer) in local:
-                    slots.append((local[id(producer)], x._var.index))
-                    continue
-                if slot in node.diff:  # a gradient leaves the region here; uses of one entry add up
+                if data is _LAZY_INPUT:
+                    var = x._var
+                    k = local.get(id(var.node)) if type(var) is _Deferred else None
+                    if k is not None:
+                        slots.append((k, var.index))
+                        continue
+                    data = x.to_jax()  # computed since it was recorded
+                if slot in diff:  # a gradient leaves the region here; uses of one entry add up
                     entry = node.entries[slot]
                     key = id(entry) if isinstance(entry, Leaf) else (id(entry[0]), entry[1])
-                    if key not in target_index:
-                        target_index[key] = len(self.targets)
-                        self.targets.append(entry)
+                    t = target_index.get(key)
+                    if t is None:
+                        t = target_index[key] = len(targets)
+                        targets.append(entry)
                         target_slots.append([])
-                    target_slots[target_index[key]].append(len(diff_positions))
-                    diff_positions.append(len(self.ext_values))
-                slots.append((-1, len(self.ext_values)))
-                self.ext_values.append(x.to_jax() if data is _LAZY_INPUT else data)
-            wiring.append((node.key, node.diff, node.multi, tuple(slots)))
+                    target_slots[t].append(len(diff_positions))
+                    diff_positions.append(len(ext_values))
+                slots.append((-1, len(ext_values)))
+                ext_values.append(data)
+                ext_avals.append((data.shape, data.dtype) if isinstance(data, jax.Array) else
+                                 ("py", type(data).__name__))
+            wiring.append((node.key, diff, node.multi, tuple(slots)))
         self.cts, ct_refs = [], []
         for k, node in enumerate(nodes):
             for i in range(len(node.out_avals)):
@@ -317,8 +352,7 @@ class _Plan:
                     self.cts.append(ct)
         self.wiring = (tuple(wiring), tuple(ct_refs), tuple(diff_positions),
                        tuple(tuple(t) for t in target_slots))
-        self.key = (self.wiring, tuple((v.shape, v.dtype) if isinstance(v, jax.Array) else
-                                       ("py", type(v).__name__) for v in self.ext_values))
+        self.key = _structure_id((self.wiring, tuple(ext_avals)))
 
     def core(self) -> Callable:
         """``(ext_values, cts, olds) -> (node outputs, target gradients)``; ``olds[t]`` (or None) is
@@ -480,7 +514,10 @@ class PendingBackward:
                 raise
             except Exception as err:
                 raise plan.error(err) from None
-            values, grads = result[0], result[1]
+            if update is not None:
+                values, grads, result = result[2], result[3], result[:2]
+            else:
+                values, grads = result
             plan.finish(values)
             self.grads = grads
             for buffer, grad in zip(self.buffers, grads):
@@ -489,7 +526,7 @@ class PendingBackward:
                         grad = grad.astype(buffer._data.dtype)
                     buffer._data, buffer._var = grad, None
             self.plan = self.olds = None
-            return result[2:] if update is not None else None
+            return result if update is not None else None
 
 
 def _with_update(core: Callable, fn: Callable, positions: Sequence[int], subst: tuple) -> Callable:
@@ -499,7 +536,10 @@ def _with_update(core: Callable, fn: Callable, positions: Sequence[int], subst: 
             ext[p] = weights[j]
         values, grads = core(ext, cts, olds)
         new_weights, new_states = fn(weights, [grads[p] for p in positions], states, *extra)
-        return values, grads, new_weights, new_states
+        # donated buffers go to the first outputs of their shape: the new weights and states must
+        # come before the gradients, or a gradient is written over a weight still being read (and
+        # XLA copies every weight first)
+        return new_weights, new_states, values, grads
     return jax.jit(program, donate_argnums=(3, 4))
 
 

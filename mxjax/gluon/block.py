@@ -308,7 +308,10 @@ class _CachedGraph:
                                  "partition_if_dynamic=True to run them between compiled segments")
             self.segmented = SegmentedGraph(symbol._outputs, input_names, aux_names, training)
             return
-        self.compiled = jax.jit(graph_program(symbol._outputs, input_names, aux_names, training))
+        self.compiled = compiled = jax.jit(graph_program(symbol._outputs, input_names, aux_names, training))
+        # what the autograd tape records for a call: one node (the rng key rides along as the last input)
+        self.tape_key = ("hybrid", self.serial)
+        self.tape_fn = lambda *a: compiled(a[:-1], a[-1])
 
 
 class _HookHandle:
@@ -381,11 +384,11 @@ class HybridBlock(Block):
         # an omitted optional input (None) is part of the signature: forward sees it as None
         arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
         training = _config.is_training()
-        key = (tuple(None if a is None else (a.shape, a._data.dtype) for a in arrays), training)
+        key = (tuple(None if a is None else (a._data.shape, a._data.dtype) for a in arrays), training)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._build(arrays, training)
-        values = [p.data() for p in entry.params]
+        values = [p._data if p._data is not None else p.data() for p in entry.params]
         rng = _rng.next_key() if entry.random else None
         inputs = [*(a for a in arrays if a is not None), *values]
         if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager
@@ -393,9 +396,8 @@ class HybridBlock(Block):
         elif autograd.is_recording() and any(x._ag is not None for x in inputs):
             # ONE tape node: the compiled program (the key rides along as an input), deferred so that
             # backward can compile forward, loss and VJP together
-            compiled = entry.compiled
-            results = _tape.record(("hybrid", entry.serial), lambda *a: compiled(a[:-1], a[-1]), [*inputs, rng],
-                                   None, type(self).__name__, defer=True)
+            inputs.append(rng)
+            results = _tape.record(entry.tape_key, entry.tape_fn, inputs, None, type(self).__name__, defer=True)
         else:
             try:
                 raw = entry.compiled(tuple(x.to_jax() for x in inputs), rng)

@@ -78,6 +78,7 @@ class Optimizer:
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
         self._compiled: dict = {}
+        self._hyper_cache: dict = {}
         self.lr_mult: dict = {}
         self.wd_mult: dict = {}
         self.set_lr_mult({})
@@ -289,10 +290,10 @@ class Optimizer:
         backward that has not run: it runs in the same program as the update.
         """
         n = len(weights)
-        lengths = {"weights": n, "grads": len(grads), "states": len(states), "lrs": len(lrs), "wds": len(wds)}
-        if indices is not None:
-            lengths["indices"] = len(indices)
-        if len(set(lengths.values())) != 1:
+        if not (n == len(grads) == len(states) == len(lrs) == len(wds)) or (indices is not None
+                                                                          and len(indices) != n):
+            lengths = {"weights": n, "grads": len(grads), "states": len(states), "lrs": len(lrs),
+                       "wds": len(wds), **({} if indices is None else {"indices": len(indices)})}
             raise MXNetValueError(f"{type(self).__name__}.update: the lists differ in length: "
                                   + ", ".join(f"{k}={v}" for k, v in lengths.items()))
         for i, (w, g) in enumerate(zip(weights, grads)):
@@ -301,13 +302,11 @@ class Optimizer:
                                       f"but its gradient has shape {tuple(g.shape)}")
         if n == 0:
             return [], []
-        configs = tuple(self._param_config(i) for i in indices) if indices is not None else (None,) * n
+        configs = self._configs(indices, n)
         if donate:
             ids = [id(x) for x in jax.tree.leaves((list(weights), list(states), [] if pending else list(grads)))]
             donate = len(ids) == len(set(ids))  # a buffer given twice cannot be donated
-        rescale = self.rescale_grad.to_jax() if _is_nd(self.rescale_grad) else self.rescale_grad
-        # host values go in with the call (no separate device transfers)
-        hyper = (onp.asarray(lrs, onp.float64), onp.asarray(wds, onp.float64), onp.asarray(rescale, onp.float64))
+        hyper = self._hyper_values(lrs, wds)
         if pending is not None and donate:  # the backward that makes the gradients runs in the same program
             run, positions = pending
             key = (self._static_key(), configs)
@@ -323,6 +322,27 @@ class Optimizer:
         except (ValueError, TypeError) as err:
             self._check_states(weights, states, configs)
             raise err
+
+    def _configs(self, indices: Sequence | None, n: int) -> tuple:
+        if indices is None or type(self)._param_config is Optimizer._param_config:
+            return (None,) * n
+        return tuple(self._param_config(i) for i in indices)
+
+    def _hyper_values(self, lrs: Sequence, wds: Sequence) -> tuple:
+        """The learning rates, weight decays and ``rescale_grad`` as device arrays, kept while they
+        repeat (they usually do: a transfer per step is time the hand-written step does not spend)."""
+        rescale = self.rescale_grad
+        if not isinstance(rescale, (int, float, onp.number)):  # an array: no caching
+            rescale = rescale.to_jax() if _is_nd(rescale) else rescale
+            return (onp.asarray(lrs, onp.float64), onp.asarray(wds, onp.float64), onp.asarray(rescale))
+        key = (tuple(lrs), tuple(wds), rescale)
+        cached = self._hyper_cache.get(key)
+        if cached is None:
+            if len(self._hyper_cache) >= 8:  # a schedule: values change every step
+                self._hyper_cache.clear()
+            cached = self._hyper_cache[key] = tuple(
+                jnp.asarray(onp.asarray(v, onp.float64)) for v in (lrs, wds, rescale))
+        return cached
 
     def _check_states(self, weights: Sequence, states: Sequence, configs: tuple) -> None:
         """Name the parameter whose state does not fit this optimizer (e.g. momentum changed to 0)."""
@@ -373,10 +393,12 @@ class Optimizer:
         state = self.__dict__.copy()
         del state["param_dict"]  # the Trainer sets it again
         state["_compiled"] = {}
+        state["_hyper_cache"] = {}
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__ = state
+        self.__dict__.setdefault("_hyper_cache", {})
         self.param_dict = {}
 
 
