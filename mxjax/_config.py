@@ -108,6 +108,15 @@ def set_training(train_mode: bool) -> bool:
     return previous
 
 
+def set_training_token(train_mode: bool) -> contextvars.Token:
+    """Set the training flag, returning the token that restores it (for hand-written scopes)."""
+    return _training.set(bool(train_mode))
+
+
+def reset_training_token(token: contextvars.Token) -> None:
+    _training.reset(token)
+
+
 @contextlib.contextmanager
 def training(train_mode: bool = True) -> Iterator[None]:
     """Scope with the training flag set (what ``autograd.record``/``train_mode`` use)."""

@@ -13,11 +13,10 @@ itself (nodes, deferred nodes of hybridized blocks, the fused backward) is in
 """
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import functools
 import itertools
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -67,17 +66,22 @@ def set_training(train_mode: bool) -> bool:  # noqa: A002
     return _config.set_training(train_mode)
 
 
-@contextlib.contextmanager
-def _scope(recording: bool, training: bool | None) -> Iterator[None]:
-    rec_token = _recording.set(recording)
-    handler_token = set_handler(_RECORDER if recording else None)
-    try:
-        if training is None:
-            yield
-        else:
-            with _config.training(training):
-                yield
-    finally:
+class _scope:  # noqa: N801  (used like the function it replaces; a class is cheaper than a generator)
+    """Recording on/off (and optionally the training flag) for a ``with`` block."""
+
+    __slots__ = ("recording", "training", "tokens")
+
+    def __init__(self, recording: bool, training: bool | None) -> None:
+        self.recording, self.training = recording, training
+
+    def __enter__(self) -> None:
+        self.tokens = (_recording.set(self.recording), set_handler(_RECORDER if self.recording else None),
+                       None if self.training is None else _config.set_training_token(self.training))
+
+    def __exit__(self, *exc: Any) -> None:
+        rec_token, handler_token, training_token = self.tokens
+        if training_token is not None:
+            _config.reset_training_token(training_token)
         reset_handler(handler_token)
         _recording.reset(rec_token)
 

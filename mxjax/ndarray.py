@@ -280,6 +280,9 @@ def _as_operand(other: Any) -> Any:
     return NotImplemented
 
 
+_DEVICE_OF_SHARDING: dict = {}
+
+
 class NDArray:
     """An n-dimensional array on a device: MXNet's ``mx.nd.NDArray`` (``mx.np.ndarray`` subclasses it).
 
@@ -326,6 +329,14 @@ class NDArray:
     @property
     def device(self) -> Device:
         data = self._data
+        if isinstance(data, jax.Array) and not isinstance(data, jax.core.Tracer):
+            sharding = data.sharding  # cheap, and one object per placement: remember its Device
+            found = _DEVICE_OF_SHARDING.get(sharding)
+            if found is None:
+                if len(_DEVICE_OF_SHARDING) > 64:
+                    _DEVICE_OF_SHARDING.clear()
+                found = _DEVICE_OF_SHARDING[sharding] = Device.from_jax(next(iter(sharding.device_set)))
+            return Device(found)  # a copy: a Device used as a `with` scope keeps per-object state
         devices = getattr(data, "devices", None)
         if devices is None:  # a tracer inside jit has no placement
             return current_device()
@@ -362,7 +373,11 @@ class NDArray:
         if self._var is not None:
             _engine.wait_for_variable(self._var)
         try:
-            jax.block_until_ready(data)
+            block = getattr(data, "block_until_ready", None)  # a jax.Array's own method: the cheap way
+            if block is not None:
+                block()
+            else:
+                jax.block_until_ready(data)
         except Exception as err:  # asynchronous XLA failures surface here
             raise MXNetError(f"error while computing this array: {err}") from None
 

@@ -7,6 +7,7 @@ backward has written since the last ``step`` is stale: MXNet's error unless
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from .. import optimizer as opt
@@ -14,6 +15,12 @@ from ..base import MXNetError, MXNetValueError
 from .parameter import Parameter
 
 __all__ = ["Trainer"]
+
+
+def _marker(grad: Any) -> Any:
+    """A weak reference to a gradient's current buffer (an id could be reused by the next buffer)."""
+    data = grad.to_jax()
+    return weakref.ref(data)
 
 
 class Trainer:
@@ -45,7 +52,7 @@ class Trainer:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         self._updater = opt.get_updater(self._optimizer)
         self._kvstore = kvstore
-        self._seen: dict[int, int] = {}  # param index -> id of the gradient buffer last stepped
+        self._seen: dict[int, Any] = {}  # param index -> weak reference to the gradient buffer last stepped
 
     @property
     def optimizer(self) -> opt.Optimizer:
@@ -75,11 +82,12 @@ class Trainer:
     def _update(self, ignore_stale_grad: bool) -> None:
         indices, weights, grads = [], [], []
         stale = []
+        seen = self._seen
         for i, (name, param) in enumerate(zip(self._names, self._params)):
             data = param.data()
             grad = param.grad()
-            marker = id(grad._data)  # backward replaces the gradient buffer: a new object means fresh
-            if self._seen.get(i) == marker:
+            last = seen.get(i)
+            if last is not None and last() is grad._data:  # backward replaces the buffer: same one = stale
                 stale.append(name)
                 continue
             indices.append(i)
@@ -94,7 +102,7 @@ class Trainer:
         if indices:
             self._updater(indices, grads, weights)
         for i, grad in zip(indices, grads):
-            self._seen[i] = id(grad._data)
+            seen[i] = _marker(grad)
 
     def save_states(self, fname: str) -> None:
         """Save the optimizer's per-parameter states (and the optimizer) to a file."""

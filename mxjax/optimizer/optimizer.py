@@ -150,10 +150,12 @@ class Optimizer:
 
     def _update_count(self, index: Any) -> None:
         """Count one more update of each index; ``num_update`` is the largest count."""
+        counts, begin, largest = self._index_update_count, self.begin_num_update, self.num_update
         for idx in index if isinstance(index, (list, tuple)) else [index]:
-            count = self._index_update_count.get(idx, self.begin_num_update) + 1
-            self._index_update_count[idx] = count
-            self.num_update = max(count, self.num_update)
+            count = counts[idx] = counts.get(idx, begin) + 1
+            if count > largest:
+                largest = count
+        self.num_update = largest
 
     def _mult(self, index: Any, mults: dict, attr: str) -> float:
         if index in self.param_dict:
@@ -180,7 +182,7 @@ class Optimizer:
     def prepare_update(self, indices: Sequence) -> tuple[list[float], list[float]]:
         """Count one update of ``indices`` and return their (learning rates, weight decays):
         the bookkeeping MXNet does before each step, for callers of ``update_all``."""
-        self._update_count(list(indices))
+        self._update_count(indices if isinstance(indices, (list, tuple)) else list(indices))
         return self._get_lrs(indices), self._get_wds(indices)
 
     # -- the optax transformation ------------------------------------------------------------
@@ -297,15 +299,20 @@ class Optimizer:
             raise MXNetValueError(f"{type(self).__name__}.update: the lists differ in length: "
                                   + ", ".join(f"{k}={v}" for k, v in lengths.items()))
         for i, (w, g) in enumerate(zip(weights, grads)):
-            if tuple(w.shape) != tuple(g.shape):
+            if w.shape != g.shape and tuple(w.shape) != tuple(g.shape):
                 raise MXNetValueError(f"{type(self).__name__}.update: weight {i} has shape {tuple(w.shape)} "
                                       f"but its gradient has shape {tuple(g.shape)}")
         if n == 0:
             return [], []
         configs = self._configs(indices, n)
-        if donate:
-            ids = [id(x) for x in jax.tree.leaves((list(weights), list(states), [] if pending else list(grads)))]
-            donate = len(ids) == len(set(ids))  # a buffer given twice cannot be donated
+        if donate:  # a buffer given twice cannot be donated
+            buffers = list(weights)
+            for state in states:
+                if state is not None:
+                    buffers.extend(jax.tree.leaves(state))
+            if not pending:
+                buffers.extend(grads)
+            donate = len(set(map(id, buffers))) == len(buffers)
         hyper = self._hyper_values(lrs, wds)
         if pending is not None and donate:  # the backward that makes the gradients runs in the same program
             run, positions = pending
@@ -367,21 +374,21 @@ class Optimizer:
             raise MXNetValueError(f"{name}.update: indices, weights, grads and states must have the same "
                                   f"length, got {len(indices)}, {len(weights)}, {len(grads)}, {len(states)}")
         for i, (w, g) in enumerate(zip(weights, grads)):
-            if not (_is_nd(w) and _is_nd(g)):
+            if not (isinstance(w, NDArray) and isinstance(g, NDArray)):
                 raise MXNetTypeError(f"{name}.update: weights and grads must be NDArrays, got "
                                      f"{type(w).__name__} and {type(g).__name__} at position {i}")
         lrs, wds = self.prepare_update(indices)
-        state_nds = [[] if s is None else jax.tree.leaves(s, is_leaf=_is_nd) for s in states]
-        jax_states = [None if s is None else jax.tree.map(lambda x: x.to_jax(), s, is_leaf=_is_nd) for s in states]
+        jax_states = [None if s is None else jax.tree.map(NDArray.to_jax, s, is_leaf=_is_nd) for s in states]
         pending = _tape.pending_backward_of(grads)
         new_weights, new_states = self.update_all(
             [w.to_jax() for w in weights], grads if pending else [g.to_jax() for g in grads], jax_states,
             lrs, wds, indices=list(indices), pending=pending)
         for w, nw in zip(weights, new_weights):
             w._set_data(nw)
-        for nds, ns in zip(state_nds, new_states):
-            for nd, x in zip(nds, jax.tree.leaves(ns)):
-                nd._set_data(x)
+        for s, ns in zip(states, new_states):
+            if s is not None:
+                for nd, x in zip(jax.tree.leaves(s, is_leaf=_is_nd), jax.tree.leaves(ns)):
+                    nd._set_data(x)
 
     def update_multi_precision(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
         """``update`` for states from ``create_state_multi_precision`` (float16 weights are
