@@ -113,10 +113,10 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
     params, state, _ = jax.block_until_ready(jitted(params, state, jx, jy))
     jax_first = time.perf_counter() - t0
 
-    def jax_step():
+    def jax_step():  # waits for what mx_step waits for: the loss and the new weights
         nonlocal params, state
         params, state, loss = jitted(params, state, jx, jy)
-        jax.block_until_ready(loss)
+        jax.block_until_ready((loss, params))
 
     mx_step("imperative")
     nets["hybridized"][0].hybridize()

@@ -50,7 +50,22 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     names_for_positional = order[1:] if op.variadic and not star and order and order[0] == op.inputs[0] \
         else order
 
+    # the common call -- arrays positionally, nothing else -- skips the general binding below
+    lead = 0
+    while lead < len(inputs) and lead < len(order) and order[lead] == inputs[lead]:
+        lead += 1
+    fast_params = _normalized(op, fixed, dtype_params)
+    fast = (not op.variadic and not op.needs_key and fast_params is not False
+            and not {"out", "device", "ctx", *ignored} & set(fixed))
+    fast_params = fast_params or None
+    tail_defaults = [tuple(op.input_defaults[k] for k in inputs[n:]) if all(
+        k in op.input_defaults for k in inputs[n:]) else None for n in range(lead + 1)]
+
     def function(*args: Any, out: NDArray | None = None, **kwargs: Any) -> Any:
+        if fast and not kwargs and out is None and len(args) <= lead and tail_defaults[len(args)] is not None:
+            arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
+            arrays.extend(tail_defaults[len(args)])
+            return invoke(op, arrays, fast_params, get_cls())
         if op.variadic:
             if star:
                 arrays, args = list(args), ()
@@ -111,6 +126,20 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     function.positional = names_for_positional  # type: ignore[attr-defined]
     function.keywords = renames  # type: ignore[attr-defined]
     return function
+
+
+def _normalized(op: OpDef, fixed: dict, dtype_params: frozenset) -> dict | bool:
+    """A namespace's fixed parameter values as a call would pass them (False: leave it to the call)."""
+    params = {}
+    for key, value in fixed.items():
+        if key not in op.params or isinstance(value, NDArray):
+            return False
+        if type(value) is list:
+            value = tuple(value)
+        elif key in dtype_params and value is not None:
+            return False  # the name of a dtype can depend on the default dtype when called
+        params[key] = value
+    return params
 
 
 def _from_list(values: Any) -> Any:
