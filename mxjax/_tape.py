@@ -52,7 +52,7 @@ class Node:
     """
 
     __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic", "datas", "values", "fused", "__weakref__")
+                 "custom", "dynamic", "datas", "values", "fused", "sig", "__weakref__")
 
     def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
                  out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
@@ -62,6 +62,7 @@ class Node:
         self.datas: tuple | None = None
         self.values: tuple | None = None
         self.fused: Any = None  # the PendingBackward that will compute this node
+        self.sig: tuple | None = None  # a deferred node's (key, *input avals)
         self.seq = next(_sequence)
 
     @property
@@ -236,6 +237,7 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
     multi, avals, structs = out
     node = Node(cache_key[0], fn, tuple(inputs), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
+    node.sig = cache_key
     if multi:
         results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy _data is read-only
         for i, r in enumerate(results):
@@ -319,7 +321,7 @@ class _Plan:
         target_index: dict = {}
         for node in nodes:
             slots = []
-            diff = node.diff
+            diff, sig = node.diff, node.sig
             for slot, (x, data) in enumerate(zip(node.inputs, node.datas)):
                 if data is _LAZY_INPUT:
                     var = x._var
@@ -328,6 +330,9 @@ class _Plan:
                         slots.append((k, var.index))
                         continue
                     data = x.to_jax()  # computed since it was recorded
+                aval = sig[slot + 1]  # (shape, dtype) of an array input, as recorded
+                if aval[0] == "const" or aval[0] == "id":  # a Python value: a program input like any other
+                    aval = ("py", type(data).__name__)
                 if slot in diff:  # a gradient leaves the region here; uses of one entry add up
                     entry = node.entries[slot]
                     key = id(entry) if isinstance(entry, Leaf) else (id(entry[0]), entry[1])
@@ -340,8 +345,7 @@ class _Plan:
                     diff_positions.append(len(ext_values))
                 slots.append((-1, len(ext_values)))
                 ext_values.append(data)
-                ext_avals.append((data.shape, data.dtype) if isinstance(data, jax.Array) else
-                                 ("py", type(data).__name__))
+                ext_avals.append(aval)
             wiring.append((node.key, diff, node.multi, tuple(slots)))
         self.cts, ct_refs = [], []
         for k, node in enumerate(nodes):
@@ -452,18 +456,19 @@ class PendingBackward:
 
     def __init__(self, plan: _Plan) -> None:
         self.plan, self.grads = plan, None
-        self.buffers, olds = [], []
+        self.buffers = buffers = []
+        self.olds = olds = []
         for index, leaf in enumerate(plan.targets):
-            buffer = leaf.grad if leaf.grad_req != "null" else None
-            self.buffers.append(buffer)
+            req = leaf.grad_req
+            buffer = leaf.grad if req != "null" else None
+            buffers.append(buffer)
             if buffer is None:
                 olds.append(None)
                 continue
-            olds.append(buffer.to_jax() if leaf.grad_req == "add" else None)
-            aval = buffer._data
-            buffer._data = _struct(tuple(aval.shape), aval.dtype)
+            olds.append(buffer.to_jax() if req == "add" else None)
+            data = buffer._data
+            buffer._data = _struct(data.shape, data.dtype)
             buffer._var = _GradLazy(self, index)
-        self.olds = olds
         for node in plan.nodes:
             node.fused = self
 
@@ -490,8 +495,7 @@ class PendingBackward:
                 if update is not None:
                     raise MXNetError("internal: a fused update on a backward that already ran")
                 return None
-            plan = self.plan
-            olds = [o if b is not None else None for o, b in zip(self.olds, self.buffers)]
+            plan, olds = self.plan, self.olds
             if update is None:
                 program = plan.program()
                 args: tuple = (plan.ext_values, plan.cts, olds)
