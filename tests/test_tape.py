@@ -1,5 +1,7 @@
 """Deferred tape nodes: a hybridized block under record() is differentiated with its loss in one
 program, and fused with the optimizer's update; every path gives raw JAX's numbers."""
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as onp
@@ -104,6 +106,37 @@ def test_trainer_step_fuses_with_backward_and_matches_sgd(monkeypatch):
     for p, want in zip(net.collect_params().values(), params):
         _close(p.data(), onp.asarray(want), rtol=1e-4, atol=1e-5)
     assert len(built) == 1  # backward + update compiled together once, reused by later steps
+
+
+def test_fused_update_donates_each_weight_into_its_new_value(monkeypatch):
+    # a donated buffer is reused for the first output of its shape: if a gradient came first, XLA
+    # would have to copy every weight before the program could start (it did, once)
+    calls = []
+    real = _tape._with_update
+
+    def spy(*a):
+        program = real(*a)
+
+        def run(*args):
+            calls.append((program, jax.tree.map(lambda v: jax.ShapeDtypeStruct(v.shape, v.dtype)
+                                                if isinstance(v, jax.Array) else v, args)))
+            return program(*args)
+        return run
+    monkeypatch.setattr(_tape, "_with_update", spy)
+    _tape.clear_caches()
+    net = _net()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    with autograd.record():
+        loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+    loss.backward()
+    trainer.step(1)
+    (program, args), = calls
+    text = program.lower(*args).compile().as_text()
+    aliases = re.search(r"input_output_alias=\{(.*?)\}, entry", text).group(1)
+    outputs = [int(o) for o in re.findall(r"\{(\d+)\}: \(", aliases)]
+    n_weights, n_states = len(args[3]), len(jax.tree.leaves(args[4]))
+    assert len(outputs) == n_weights + n_states == 8  # 4 weights, 4 momentum buffers, all donated
+    assert sorted(outputs) == list(range(n_weights + n_states))  # ...into the new weights and states
 
 
 def test_hybridized_training_equals_imperative_training():

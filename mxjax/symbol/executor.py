@@ -177,7 +177,10 @@ class Executor:
 
     # -- running ----------------------------------------------------------------------
     def _program(self, train: bool, mode: str, mirror: bool | None = None) -> Any:
-        """The compiled ``(args, aux, donated_aux, key) -> (outputs, aux updates, extra)``.
+        """The compiled ``(args, aux, donated_aux, key) -> (aux updates, outputs, extra)``.
+
+        The aux updates come first: a donated buffer becomes the first output of its shape and
+        dtype, which must be the new value of that state (not an output that happens to match).
 
         ``mode`` "plain": no gradients (extra None); "vjp": extra is the VJP closure;
         "step": extra is the gradients for ones head gradients (forward+backward fused).
@@ -202,15 +205,15 @@ class Executor:
         if mode == "vjp":
             def program(args: dict, aux: dict, donated: dict, rng: Any) -> Any:
                 outs, vjp, updates = linearize(args, {**aux, **donated}, rng)
-                return outs, updates, vjp
+                return updates, outs, vjp
         elif mode == "step":
             def program(args: dict, aux: dict, donated: dict, rng: Any) -> Any:
                 outs, vjp, updates = linearize(args, {**aux, **donated}, rng)
-                return outs, updates, vjp([jnp.ones(o.shape, o.dtype) for o in outs])[0]
+                return updates, outs, vjp([jnp.ones(o.shape, o.dtype) for o in outs])[0]
         else:
             def program(args: dict, aux: dict, donated: dict, rng: Any) -> Any:
                 outs, updates = fn({**args, **aux, **donated}, rng)
-                return outs, updates, None
+                return updates, outs, None
         program = self._compiled[key] = jax.jit(program, donate_argnums=(2,))
         return program
 
@@ -237,7 +240,7 @@ class Executor:
         gone = {n: self.aux_dict[n].to_jax() for n in donated}
         key = _rng.next_key() if self._random else None
         try:
-            outs, updates, extra = self._program(train, mode)(args, aux, gone, key)
+            updates, outs, extra = self._program(train, mode)(args, aux, gone, key)
         except MXNetError:
             raise
         except Exception as err:
