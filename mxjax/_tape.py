@@ -167,30 +167,35 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     The node runs now, unless ``defer`` is set or an input is a lazy output of a
     deferred node (and ``fn`` has static shapes): then it is deferred too.
     """
-    diff, entries, datas, shape_key, lazy = [], [], [], [key], False
+    n = len(inputs)
+    diff, entries, datas, shape_key, lazy = [], [None] * n, list(inputs), [key], False
     for i, x in enumerate(inputs):  # one pass: this runs for every recorded op
-        entry = None
         if isinstance(x, NDArray):
-            out_cls = out_cls or type(x)
             data = x._data
-            if x._ag is not None and _inexact(data.dtype):
-                diff.append(i)
-                entry = x._ag
+            dtype = data.dtype
+            if out_cls is None:
+                out_cls = type(x)
+            if x._ag is not None:
+                inexact = _INEXACT.get(dtype)
+                if inexact or (inexact is None and _inexact(dtype)):
+                    diff.append(i)
+                    entries[i] = x._ag
             var = x._var
-            if type(var) is _Deferred and var.node.values is None and var.node.fused is None:
+            if var is None:
+                datas[i] = data
+            elif type(var) is _Deferred and var.node.values is None and var.node.fused is None:
                 lazy = True
-                datas.append(_LAZY_INPUT)
+                datas[i] = _LAZY_INPUT
             else:
-                datas.append(x)  # read (to_jax) below, once we know the node runs now or is deferred
-            shape_key.append((data.shape, data.dtype))
+                datas[i] = x.to_jax()
+            shape_key.append((data.shape, dtype))
         else:
-            datas.append(x)
             shape_key.append(_aval_key(x))
-        entries.append(entry)
     diff, entries = tuple(diff), tuple(entries)
     if not dynamic and (defer or lazy):
         return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas)
-    datas = tuple(x.to_jax() if isinstance(x, NDArray) else x for x in inputs)
+    if lazy:  # a dynamic-shape op reads its lazy inputs now
+        datas = [x.to_jax() if d is _LAZY_INPUT else d for x, d in zip(inputs, datas)]
     try:
         out, vjp = _forward_with_vjp(key, fn, diff, dynamic)(*datas)
     except MXNetError:
@@ -219,11 +224,8 @@ def _inexact(dtype: Any) -> bool:
 
 def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str,
                      diff: tuple, entries: tuple, datas: list) -> Any:
-    """A deferred node; ``cache_key`` is ``(key, *input avals)``, ``datas`` the inputs with lazy ones
-    marked ``_LAZY_INPUT`` (the others are read here)."""
-    for i, x in enumerate(datas):
-        if isinstance(x, NDArray):
-            datas[i] = x.to_jax()
+    """A deferred node; ``cache_key`` is ``(key, *input avals)``, ``datas`` the input values with
+    lazy ones marked ``_LAZY_INPUT``."""
     out = _SHAPE_CACHE.get(cache_key)
     if out is None:
         avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x
@@ -481,9 +483,10 @@ class PendingBackward:
         positions = []
         for b in buffers:
             var = b._var
-            if not isinstance(var, _GradLazy) or var.run is not self or id(b) not in where:
+            i = where.get(id(b))
+            if i is None or type(var) is not _GradLazy or var.run is not self:
                 return None
-            positions.append(where[id(b)])
+            positions.append(i)
         return positions
 
     def run(self, update: Any = None) -> Any:
@@ -503,10 +506,13 @@ class PendingBackward:
                 key, fn, positions, weights, states, extra = update
                 # a weight that is also a program input is passed once (it is donated)
                 by_id = {id(w): j for j, w in enumerate(weights)}
-                subst = tuple((p, by_id[id(v)]) for p, v in enumerate(plan.ext_values) if id(v) in by_id)
-                ext = list(plan.ext_values)
-                for p, _ in subst:
-                    ext[p] = None
+                ext, subst = list(plan.ext_values), []
+                for p, v in enumerate(ext):
+                    j = by_id.get(id(v))
+                    if j is not None:
+                        subst.append((p, j))
+                        ext[p] = None
+                subst = tuple(subst)
                 full_key = (plan.key, key, tuple(positions), subst)
                 program = _FUSED_CACHE.get(full_key)
                 if program is None:

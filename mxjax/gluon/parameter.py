@@ -149,10 +149,10 @@ class Parameter:
         return [self._check()]
 
     def grad(self, device: Device | None = None) -> NDArray:
-        data = self._check()
-        if data.grad is None:
+        grad = self._check().grad
+        if grad is None:
             raise MXNetError(f"Parameter {self.name!r} has no gradient: its grad_req is 'null'")
-        return data.grad
+        return grad
 
     def list_grad(self) -> list[NDArray]:
         return [self.grad()]
