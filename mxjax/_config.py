@@ -120,8 +120,8 @@ def reset_training_token(token: contextvars.Token) -> None:
 @contextlib.contextmanager
 def training(train_mode: bool = True) -> Iterator[None]:
     """Scope with the training flag set (what ``autograd.record``/``train_mode`` use)."""
-    token = _training.set(bool(train_mode))
+    token = set_training_token(train_mode)
     try:
         yield
     finally:
-        _training.reset(token)
+        reset_training_token(token)

@@ -54,10 +54,10 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     lead = 0
     while lead < len(inputs) and lead < len(order) and order[lead] == inputs[lead]:
         lead += 1
-    fast_params = _normalized(op, fixed, dtype_params)
-    fast = (not op.variadic and not op.needs_key and fast_params is not False
+    fixed_params = _fixed_params(name, op, fixed, dtype_params)
+    fast = (not op.variadic and not op.needs_key and fixed_params is not None
             and not {"out", "device", "ctx", *ignored} & set(fixed))
-    fast_params = fast_params or None
+    fast_params = fixed_params or None
     tail_defaults = [tuple(op.input_defaults[k] for k in inputs[n:]) if all(
         k in op.input_defaults for k in inputs[n:]) else None for n in range(lead + 1)]
 
@@ -101,14 +101,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
                 else:
                     raise TypeError(f"{name}() missing required argument {key!r}")
         for key, value in bound.items():
-            if key not in op.params:
-                raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
-            if type(value) is list:
-                bound[key] = tuple(value)
-            elif key in dtype_params and value is not None:
-                bound[key] = normalize_dtype(value).name
-            elif isinstance(value, NDArray) and not isinstance(value, type):
-                bound[key] = value.item() if value.size == 1 else tuple(value.asnumpy().tolist())
+            bound[key] = _param_value(name, op, dtype_params, key, value)
         if op.needs_key:  # random ops draw the next key of the seeded stream
             arrays.insert(0, next_key())
         result = invoke(op, arrays, bound or None, get_cls())
@@ -128,18 +121,26 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     return function
 
 
-def _normalized(op: OpDef, fixed: dict, dtype_params: frozenset) -> dict | bool:
-    """A namespace's fixed parameter values as a call would pass them (False: leave it to the call)."""
-    params = {}
-    for key, value in fixed.items():
-        if key not in op.params or isinstance(value, NDArray):
-            return False
-        if type(value) is list:
-            value = tuple(value)
-        elif key in dtype_params and value is not None:
-            return False  # the name of a dtype can depend on the default dtype when called
-        params[key] = value
-    return params
+def _param_value(name: str, op: OpDef, dtype_params: frozenset, key: str, value: Any) -> Any:
+    """A parameter value as the op takes it: lists become tuples, dtypes their names, arrays numbers."""
+    if key not in op.params:
+        raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+    if type(value) is list:
+        return tuple(value)
+    if key in dtype_params and value is not None:
+        return normalize_dtype(value).name
+    if isinstance(value, NDArray) and not isinstance(value, type):
+        return value.item() if value.size == 1 else tuple(value.asnumpy().tolist())
+    return value
+
+
+def _fixed_params(name: str, op: OpDef, fixed: dict, dtype_params: frozenset) -> dict | None:
+    """A namespace's fixed parameter values normalized once; None when one has to be normalized at
+    each call (a dtype's name depends on the default dtype then) or is not a parameter of the op."""
+    if any(k not in op.params or isinstance(v, NDArray) or (k in dtype_params and v is not None)
+           for k, v in fixed.items()):
+        return None
+    return {k: _param_value(name, op, dtype_params, k, v) for k, v in fixed.items()}
 
 
 def _from_list(values: Any) -> Any:

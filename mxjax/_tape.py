@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 import threading
+from operator import attrgetter
 from typing import Any, Callable, Sequence
 
 import jax
@@ -26,6 +27,7 @@ from .base import MXNetError
 from .ndarray import Lazy, NDArray, op_error, wrap_outputs
 
 _sequence = itertools.count()
+seq_of = attrgetter("seq")  # sort key: recording order
 _LOCK = threading.RLock()  # materializing deferred nodes from several threads
 _CACHE_LIMIT = 512
 _LAZY_INPUT = object()  # in a deferred node's ``datas``: the input is itself lazy, read it when running
@@ -87,10 +89,14 @@ class _Deferred(Lazy):
         return self.node.values[self.index]
 
 
+def _unplanned(var: Any) -> bool:
+    """Whether an array's ``_var`` is the output of a deferred node that has not run (nor been planned to)."""
+    return type(var) is _Deferred and var.node.values is None and var.node.fused is None
+
+
 def is_deferred(x: Any) -> bool:
     """Whether ``x`` is a lazy output of a deferred node that has not run (nor been planned to)."""
-    var = getattr(x, "_var", None)
-    return isinstance(var, _Deferred) and var.node.values is None and var.node.fused is None
+    return _unplanned(getattr(x, "_var", None))
 
 
 def differentiable(x: Any) -> bool:
@@ -175,15 +181,13 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
             dtype = data.dtype
             if out_cls is None:
                 out_cls = type(x)
-            if x._ag is not None:
-                inexact = _INEXACT.get(dtype)
-                if inexact or (inexact is None and _inexact(dtype)):
-                    diff.append(i)
-                    entries[i] = x._ag
+            if x._ag is not None and _inexact(dtype):
+                diff.append(i)
+                entries[i] = x._ag
             var = x._var
             if var is None:
                 datas[i] = data
-            elif type(var) is _Deferred and var.node.values is None and var.node.fused is None:
+            elif _unplanned(var):
                 lazy = True
                 datas[i] = _LAZY_INPUT
             else:
@@ -275,7 +279,7 @@ def materialize(nodes: Sequence[Node]) -> None:
             seen.add(id(node))
             todo.append(node)
             stack.extend(x._var.node for x in node.inputs if is_deferred(x))
-        for node in sorted(todo, key=lambda n: n.seq):
+        for node in sorted(todo, key=seq_of):
             if node.fused is not None:  # planned by a lazy backward: that program computes it
                 node.fused.run()
                 continue
@@ -305,16 +309,12 @@ def _structure_id(structure: tuple) -> int:
     return found
 
 
-def _seq_of(node: Node) -> int:
-    return node.seq
-
-
 class _Plan:
     """A region of deferred nodes wired for one program: its inputs from outside, the cotangents
     arriving at its outputs, and the gradient targets (entries outside: variables or ordinary nodes)."""
 
     def __init__(self, deferred: list[Node], cotangents: dict) -> None:
-        nodes = sorted(deferred, key=_seq_of)
+        nodes = sorted(deferred, key=seq_of)
         local = {id(n): k for k, n in enumerate(nodes)}
         self.nodes = nodes
         self.ext_values = ext_values = []
@@ -333,7 +333,7 @@ class _Plan:
                         continue
                     data = x.to_jax()  # computed since it was recorded
                 aval = sig[slot + 1]  # (shape, dtype) of an array input, as recorded
-                if aval[0] == "const" or aval[0] == "id":  # a Python value: a program input like any other
+                if aval[0] in ("const", "id"):  # a Python value (see _aval_key): a program input like any other
                     aval = ("py", type(data).__name__)
                 if slot in diff:  # a gradient leaves the region here; uses of one entry add up
                     entry = node.entries[slot]
@@ -524,10 +524,7 @@ class PendingBackward:
                 raise
             except Exception as err:
                 raise plan.error(err) from None
-            if update is not None:
-                values, grads, result = result[2], result[3], result[:2]
-            else:
-                values, grads = result
+            new_weights, new_states, values, grads = result if update is not None else (None, None, *result)
             plan.finish(values)
             self.grads = grads
             for buffer, grad in zip(self.buffers, grads):
@@ -536,7 +533,7 @@ class PendingBackward:
                         grad = grad.astype(buffer._data.dtype)
                     buffer._data, buffer._var = grad, None
             self.plan = self.olds = None
-            return result if update is not None else None
+            return None if update is None else (new_weights, new_states)
 
 
 def _with_update(core: Callable, fn: Callable, positions: Sequence[int], subst: tuple) -> Callable:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import itertools
-from operator import attrgetter
 from typing import Any, Callable, Sequence
 
 import jax
@@ -213,11 +212,9 @@ def _reachable(heads: list) -> list:
         seen.add(id(node))
         nodes.append(node)
         stack.extend(node.entries)  # None (no gradient) and variables are skipped when popped
-    nodes.sort(key=_seq_of, reverse=True)
+    nodes.sort(key=_tape.seq_of, reverse=True)
     return nodes
 
-
-_seq_of = attrgetter("seq")
 
 
 class _Cotangents:
@@ -258,7 +255,7 @@ def _run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph
     for node in nodes:
         if node.fused is not None:  # planned by an earlier lazy backward: run it (then it is freed)
             node.fused.run()
-    deferred = [n for n in nodes if n.datas is not None]
+    deferred = [n for n in nodes if n.deferred]
     if (deferred and lazy and len(deferred) == len(nodes) and not (retain_graph or create_graph)
             and _tape.defer_backward(deferred, cts.outputs)):
         return {}

@@ -280,9 +280,6 @@ def _as_operand(other: Any) -> Any:
     return NotImplemented
 
 
-_DEVICE_OF_SHARDING: dict = {}
-
-
 class NDArray:
     """An n-dimensional array on a device: MXNet's ``mx.nd.NDArray`` (``mx.np.ndarray`` subclasses it).
 
@@ -329,14 +326,6 @@ class NDArray:
     @property
     def device(self) -> Device:
         data = self._data
-        if isinstance(data, jax.Array) and not isinstance(data, jax.core.Tracer):
-            sharding = data.sharding  # cheap, and one object per placement: remember its Device
-            found = _DEVICE_OF_SHARDING.get(sharding)
-            if found is None:
-                if len(_DEVICE_OF_SHARDING) > 64:
-                    _DEVICE_OF_SHARDING.clear()
-                found = _DEVICE_OF_SHARDING[sharding] = Device.from_jax(next(iter(sharding.device_set)))
-            return Device(found)  # a copy: a Device used as a `with` scope keeps per-object state
         devices = getattr(data, "devices", None)
         if devices is None:  # a tracer inside jit has no placement
             return current_device()

@@ -388,7 +388,7 @@ class HybridBlock(Block):
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._build(arrays, training)
-        values = [p._data if p._data is not None else p.data() for p in entry.params]
+        values = [p.data() for p in entry.params]
         rng = _rng.next_key() if entry.random else None
         inputs = [*(a for a in arrays if a is not None), *values]
         if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager

@@ -61,6 +61,12 @@ class Loss(HybridBlock):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
+    def _per_sample(self, loss: Any, sample_weight: Any, weight: Any = None) -> Any:
+        """Weighted (``sample_weight``, then ``weight``, default the loss's own) and averaged over every
+        axis but the batch axis: how most losses end."""
+        weight = self._weight if weight is None else weight
+        return _batch_mean(_apply_weighting(loss, weight, sample_weight), self._batch_axis)
+
 
 class L2Loss(Loss):
     """Mean squared error ``0.5 * (label - pred)**2`` per sample."""
@@ -71,8 +77,7 @@ class L2Loss(Loss):
     def forward(self, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         label = _reshape_like(label, pred, "L2Loss")
         loss = np.square(label - pred)
-        loss = _apply_weighting(loss, self._weight / 2, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight, self._weight / 2)
 
 
 class L1Loss(Loss):
@@ -83,8 +88,7 @@ class L1Loss(Loss):
 
     def forward(self, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         label = _reshape_like(label, pred, "L1Loss")
-        loss = _apply_weighting(np.abs(label - pred), self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(np.abs(label - pred), sample_weight)
 
 
 class SigmoidBinaryCrossEntropyLoss(Loss):
@@ -110,8 +114,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
             if pos_weight is not None:
                 pos = pos * pos_weight
             loss = -(pos + np.log(1.0 - pred + eps) * (1.0 - label))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight)
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
@@ -142,8 +145,7 @@ class SoftmaxCrossEntropyLoss(Loss):
         else:
             label = _reshape_like(label, pred, name)
             loss = -np.sum(pred * label, axis=self._axis, keepdims=True)
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight)
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss
@@ -162,8 +164,7 @@ class KLDivLoss(Loss):
             pred = npx.log_softmax(pred, axis=self._axis)
         label = _reshape_like(label, pred, "KLDivLoss")
         loss = label * (np.log(label + 1e-12) - pred)
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight)
 
 
 class CTCLoss(Loss):
@@ -202,8 +203,7 @@ class HuberLoss(Loss):
         label = _reshape_like(label, pred, "HuberLoss")
         loss = np.abs(label - pred)
         loss = np.where(loss > self._rho, loss - 0.5 * self._rho, (0.5 / self._rho) * np.square(loss))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight)
 
 
 class HingeLoss(Loss):
@@ -217,8 +217,7 @@ class HingeLoss(Loss):
     def forward(self, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         label = _reshape_like(label, pred, type(self).__name__)
         loss = self._hinge(npx.relu(self._margin - pred * label))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight)
 
     @staticmethod
     def _hinge(x: Any) -> Any:
@@ -248,8 +247,7 @@ class LogisticLoss(Loss):
         if self._label_format == "signed":
             label = (label + 1.0) / 2.0
         loss = npx.relu(pred) - pred * label + _softrelu(-np.abs(pred))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight)
 
 
 class TripletLoss(Loss):
@@ -307,8 +305,7 @@ class CosineEmbeddingLoss(Loss):
         cos_sim = self._cosine_similarity(input1, input2)
         label = _reshape_like(label, cos_sim, "CosineEmbeddingLoss")
         loss = np.where(label == 1, 1 - cos_sim, np.clip(cos_sim - self._margin, 0, 1 - self._margin))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return _batch_mean(loss, self._batch_axis)
+        return self._per_sample(loss, sample_weight)
 
     @staticmethod
     def _cosine_similarity(x: Any, y: Any, axis: int = -1) -> Any:

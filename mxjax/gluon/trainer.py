@@ -17,12 +17,6 @@ from .parameter import Parameter
 __all__ = ["Trainer"]
 
 
-def _marker(grad: Any) -> Any:
-    """A weak reference to a gradient's current buffer (an id could be reused by the next buffer)."""
-    data = grad.to_jax()
-    return weakref.ref(data)
-
-
 class Trainer:
     """``Trainer(params, optimizer, optimizer_params=None, kvstore='device', ...)``."""
 
@@ -67,9 +61,8 @@ class Trainer:
 
     def step(self, batch_size: float, ignore_stale_grad: bool = False) -> None:
         """One update: gradients are divided by ``batch_size`` (times ``rescale_grad``)."""
-        self._optimizer.rescale_grad = self._scale / batch_size
         self.allreduce_grads()
-        self._update(ignore_stale_grad)
+        self.update(batch_size, ignore_stale_grad)
 
     def allreduce_grads(self) -> None:
         """Sum gradients across devices; with one device per parameter there is nothing to sum."""
@@ -87,7 +80,9 @@ class Trainer:
             data = param.data()
             grad = param.grad()
             last = seen.get(i)
-            if last is not None and last() is grad._data:  # backward replaces the buffer: same one = stale
+            # backward replaces the buffer: the one last stepped means stale (held weakly: an id could be
+            # reused by the next buffer once the old one is freed)
+            if last is not None and last() is grad._data:
                 stale.append(name)
                 continue
             indices.append(i)
@@ -102,7 +97,7 @@ class Trainer:
         if indices:
             self._updater(indices, grads, weights)
         for i, grad in zip(indices, grads):
-            seen[i] = _marker(grad)
+            seen[i] = weakref.ref(grad.to_jax())
 
     def save_states(self, fname: str) -> None:
         """Save the optimizer's per-parameter states (and the optimizer) to a file."""

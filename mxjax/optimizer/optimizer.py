@@ -299,7 +299,7 @@ class Optimizer:
             raise MXNetValueError(f"{type(self).__name__}.update: the lists differ in length: "
                                   + ", ".join(f"{k}={v}" for k, v in lengths.items()))
         for i, (w, g) in enumerate(zip(weights, grads)):
-            if w.shape != g.shape and tuple(w.shape) != tuple(g.shape):
+            if tuple(w.shape) != tuple(g.shape):
                 raise MXNetValueError(f"{type(self).__name__}.update: weight {i} has shape {tuple(w.shape)} "
                                       f"but its gradient has shape {tuple(g.shape)}")
         if n == 0:
