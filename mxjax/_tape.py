@@ -54,7 +54,7 @@ class Node:
     """
 
     __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic", "datas", "values", "fused", "sig", "__weakref__")
+                 "custom", "dynamic", "datas", "values", "fused", "sig", "region", "__weakref__")
 
     def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
                  out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
@@ -65,6 +65,7 @@ class Node:
         self.values: tuple | None = None
         self.fused: Any = None  # the PendingBackward that will compute this node
         self.sig: tuple | None = None  # a deferred node's (key, *input avals)
+        self.region: _Plan | None = None  # the region a deferred node joined (see _Plan)
         self.seq = next(_sequence)
 
     @property
@@ -244,6 +245,17 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
     node = Node(cache_key[0], fn, tuple(inputs), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
     node.sig = cache_key
+    region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
+    for x, data in zip(inputs, datas):
+        if data is _LAZY_INPUT:
+            joined = x._var.node.region
+            if joined is None or region not in (None, joined):
+                region = False
+                break
+            region = joined
+    if region is not False:
+        node.region = region = _Plan() if region is None else region
+        region.add(node)
     if multi:
         results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy _data is read-only
         for i, r in enumerate(results):
@@ -284,6 +296,7 @@ def materialize(nodes: Sequence[Node]) -> None:
                 node.fused.run()
                 continue
             datas = tuple(x.to_jax() if d is _LAZY_INPUT else d for x, d in zip(node.inputs, node.datas))
+            node.region = None  # run on its own: no longer part of a region's program
             try:
                 out, node.vjp = _forward_with_vjp(node.key, node.fn, node.diff, False)(*datas)
             except MXNetError:
@@ -310,55 +323,100 @@ def _structure_id(structure: tuple) -> int:
 
 
 class _Plan:
-    """A region of deferred nodes wired for one program: its inputs from outside, the cotangents
-    arriving at its outputs, and the gradient targets (entries outside: variables or ordinary nodes)."""
+    """Deferred nodes wired for one program, in recording order: the values coming from outside,
+    the gradient targets (entries outside: variables or ordinary nodes) and, once sealed, the
+    cotangents arriving at its outputs.
 
-    def __init__(self, deferred: list[Node], cotangents: dict) -> None:
-        nodes = sorted(deferred, key=seq_of)
-        local = {id(n): k for k, n in enumerate(nodes)}
-        self.nodes = nodes
-        self.ext_values = ext_values = []
-        self.targets = targets = []
-        ext_avals, diff_positions, target_slots, wiring = [], [], [], []
-        target_index: dict = {}
-        for node in nodes:
-            slots = []
-            diff, sig = node.diff, node.sig
-            for slot, (x, data) in enumerate(zip(node.inputs, node.datas)):
-                if data is _LAZY_INPUT:
-                    var = x._var
-                    k = local.get(id(var.node)) if type(var) is _Deferred else None
-                    if k is not None:
-                        slots.append((k, var.index))
-                        continue
-                    data = x.to_jax()  # computed since it was recorded
-                aval = sig[slot + 1]  # (shape, dtype) of an array input, as recorded
-                if aval[0] in ("const", "id"):  # a Python value (see _aval_key): a program input like any other
-                    aval = ("py", type(data).__name__)
-                if slot in diff:  # a gradient leaves the region here; uses of one entry add up
-                    entry = node.entries[slot]
-                    key = id(entry) if isinstance(entry, Leaf) else (id(entry[0]), entry[1])
-                    t = target_index.get(key)
-                    if t is None:
-                        t = target_index[key] = len(targets)
-                        targets.append(entry)
-                        target_slots.append([])
-                    target_slots[t].append(len(diff_positions))
-                    diff_positions.append(len(ext_values))
-                slots.append((-1, len(ext_values)))
-                ext_values.append(data)
-                ext_avals.append(aval)
-            wiring.append((node.key, diff, node.multi, tuple(slots)))
+    Built while recording -- a *region*: a deferred node recorded only from the outputs of a
+    region's nodes joins it, so a backward from its last node finds the program already wired --
+    or at backward, from the nodes reachable from the heads.
+    """
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.local: dict = {}  # id(node) -> its position
+        self.ext_values: list = []
+        self.ext_avals: list = []
+        self.targets: list = []
+        self.leaf_targets = True
+        self.target_index: dict = {}
+        self.target_slots: list = []
+        self.diff_positions: list = []
+        self.wiring: list = []
+        self.read: list = []  # per node: whether a later node reads an output
+        self.unread = 0
+
+    def add(self, node: Node) -> None:
+        """Wire ``node`` in after the nodes added so far."""
+        local, read, ext_values, ext_avals = self.local, self.read, self.ext_values, self.ext_avals
+        diff, sig, slots = node.diff, node.sig, []
+        for slot, (x, data) in enumerate(zip(node.inputs, node.datas)):
+            if data is _LAZY_INPUT:
+                var = x._var
+                k = local.get(id(var.node)) if type(var) is _Deferred else None
+                if k is not None:
+                    slots.append((k, var.index))
+                    if not read[k]:
+                        read[k] = True
+                        self.unread -= 1
+                    continue
+                data = x.to_jax()  # computed since it was recorded
+            aval = sig[slot + 1]  # (shape, dtype) of an array input, as recorded
+            if aval[0] in ("const", "id"):  # a Python value (see _aval_key): a program input like any other
+                aval = ("py", type(data).__name__)
+            if slot in diff:  # a gradient leaves the region here; uses of one entry add up
+                entry = node.entries[slot]
+                leaf = isinstance(entry, Leaf)
+                key = id(entry) if leaf else (id(entry[0]), entry[1])
+                t = self.target_index.get(key)
+                if t is None:
+                    t = self.target_index[key] = len(self.targets)
+                    self.targets.append(entry)
+                    self.target_slots.append([])
+                    self.leaf_targets = self.leaf_targets and leaf
+                self.target_slots[t].append(len(self.diff_positions))
+                self.diff_positions.append(len(ext_values))
+            slots.append((-1, len(ext_values)))
+            ext_values.append(data)
+            ext_avals.append(aval)
+        local[id(node)] = len(self.nodes)
+        self.nodes.append(node)
+        read.append(False)
+        self.unread += 1
+        self.wiring.append((node.key, diff, node.multi, tuple(slots)))
+
+    def chain_to(self, node: Node) -> bool:
+        """Whether every node of this region leads to ``node``, its last, and none has run or been planned."""
+        nodes = self.nodes
+        if nodes[-1] is not node or self.unread != 1:
+            return False
+        for n in nodes:
+            if n.values is not None or n.fused is not None:
+                return False
+        return True
+
+    def seal(self, cotangents: dict) -> None:
+        """Take the cotangents arriving at the nodes' outputs out of ``cotangents`` and fix the
+        program's structure (its cache key)."""
         self.cts, ct_refs = [], []
-        for k, node in enumerate(nodes):
+        for k, node in enumerate(self.nodes):
             for i in range(len(node.out_avals)):
                 ct = cotangents.pop((id(node), i), None)
                 if ct is not None:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
-        self.wiring = (tuple(wiring), tuple(ct_refs), tuple(diff_positions),
-                       tuple(tuple(t) for t in target_slots))
-        self.key = _structure_id((self.wiring, tuple(ext_avals)))
+        self.wiring = (tuple(self.wiring), tuple(ct_refs), tuple(self.diff_positions),
+                       tuple(tuple(t) for t in self.target_slots))
+        self.key = _structure_id((self.wiring, tuple(self.ext_avals)))
+
+    @classmethod
+    def of(cls, deferred: list[Node], cotangents: dict) -> "_Plan":
+        """The sealed plan of these deferred nodes (all reachable from the heads)."""
+        plan = cls()
+        for node in sorted(deferred, key=seq_of):
+            plan.add(node)
+        plan.seal(cotangents)
+        return plan
 
     def core(self) -> Callable:
         """``(ext_values, cts, olds) -> (node outputs, target gradients)``; ``olds[t]`` (or None) is
@@ -399,7 +457,7 @@ class _Plan:
 
     def finish(self, values: list) -> None:
         for node, outs in zip(self.nodes, values):
-            node.values, node.datas, node.vjp, node.fused = tuple(outs), None, None, None
+            node.values, node.datas, node.vjp, node.fused, node.region = tuple(outs), None, None, None, None
 
     def error(self, err: Exception) -> MXNetError:
         return op_error(NamedOp(" + ".join(n.name for n in self.nodes)), self.nodes[0].inputs, None, err)
@@ -414,7 +472,7 @@ def fused_backward(deferred: list[Node], cotangents: dict) -> list[tuple[Any, An
     computed and freed, as after a backward.
     """
     with _LOCK:
-        plan = _Plan(deferred, cotangents)
+        plan = _Plan.of(deferred, cotangents)
         try:
             values, grads = plan.program()(plan.ext_values, plan.cts, [None] * len(plan.targets))
         except MXNetError:
@@ -431,10 +489,28 @@ def defer_backward(deferred: list[Node], cotangents: dict) -> bool:
     program, run when one is read -- or fused with the optimizer's update by
     :meth:`PendingBackward.run`.  Returns False (nothing done) if the region does not qualify."""
     with _LOCK:
-        plan = _Plan(deferred, cotangents)
-        if not all(isinstance(t, Leaf) for t in plan.targets):
+        plan = _Plan.of(deferred, cotangents)
+        if not plan.leaf_targets:
             cotangents.update({(id(plan.nodes[k]), i): ct for (k, i), ct in zip(plan.wiring[1], plan.cts)})
             return False
+        PendingBackward(plan)
+        return True
+
+
+def defer_region_backward(head: NDArray, seed: Any) -> bool:
+    """:func:`defer_backward` from one head whose region (wired while recording) is exactly what it
+    depends on -- the usual training step -- without walking the graph.  False: nothing done."""
+    entry = head._ag
+    if type(entry) is not tuple:
+        return False
+    node, index = entry
+    plan = node.region
+    if plan is None or not plan.leaf_targets:
+        return False
+    with _LOCK:
+        if not plan.chain_to(node):
+            return False
+        plan.seal({(id(node), index): seed})
         PendingBackward(plan)
         return True
 
@@ -479,14 +555,12 @@ class PendingBackward:
         not a lazy gradient of this pending backward)."""
         if self.grads is not None:
             return None
-        where = {id(b): i for i, b in enumerate(self.buffers) if b is not None}
         positions = []
         for b in buffers:
             var = b._var
-            i = where.get(id(b))
-            if i is None or type(var) is not _GradLazy or var.run is not self:
+            if type(var) is not _GradLazy or var.run is not self:
                 return None
-            positions.append(i)
+            positions.append(var.index)
         return positions
 
     def run(self, update: Any = None) -> Any:

@@ -15,6 +15,24 @@ _TYPE_IDS = {name: i for i, name in _DEVICE_TYPES.items()}
 _current = contextvars.ContextVar("mxjax_device", default=None)
 
 
+_ACCELERATORS = ("gpu", "cuda", "rocm")
+
+
+def device_id_of(device: Any) -> int:
+    """MXNet's id of a ``jax.Device``: its number among the GPUs; 0 for the host CPU."""
+    return device.id if device.platform in _ACCELERATORS else 0
+
+
+_SEVERAL: list = []  # [whether this process has several devices of one platform], filled on first use
+
+
+def array_device_id(data: Any) -> int:
+    """MXNet's device id of a ``jax.Array`` (always 0 while each platform has one device)."""
+    if not _SEVERAL:
+        _SEVERAL.append(len(jax.local_devices()) > 1)
+    return device_id_of(next(iter(data.devices()))) if _SEVERAL[0] else 0
+
+
 def _jax_devices(platform: str) -> list:
     try:
         return jax.devices(platform)
@@ -58,8 +76,7 @@ class Device:
 
     @classmethod
     def from_jax(cls, device: Any) -> "Device":
-        platform = "gpu" if device.platform in ("gpu", "cuda", "rocm") else "cpu"
-        return cls(platform, device.id if platform == "gpu" else 0)
+        return cls("gpu" if device.platform in _ACCELERATORS else "cpu", device_id_of(device))
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Device) and self.device_type == other.device_type

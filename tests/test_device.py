@@ -1,4 +1,5 @@
 """Devices: names, scoping, aliases and the error for a GPU that is not there."""
+import jax
 import pytest
 
 import mxjax as mx
@@ -39,3 +40,9 @@ def test_copy_between_devices():
     y = x.copyto(mx.cpu())
     assert y is not x and y.device == mx.cpu()
     assert x.as_in_ctx(mx.cpu()) is x and x.to_device(mx.cpu()) is x
+
+
+def test_array_device_id_is_the_devices_mxnet_id():
+    from mxjax.device import array_device_id
+    data = jax.numpy.ones(3)
+    assert array_device_id(data) == mx.Device.from_jax(next(iter(data.devices()))).device_id

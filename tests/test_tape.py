@@ -80,6 +80,55 @@ def test_reading_a_value_before_backward_runs_nodes_one_by_one():
         _close(p.grad(), g)
 
 
+def _count_general_plans(monkeypatch):
+    calls = []
+    real = _tape._Plan.of.__func__
+    monkeypatch.setattr(_tape._Plan, "of", classmethod(lambda cls, *a: calls.append(1) or real(cls, *a)))
+    return calls
+
+
+def test_the_region_wired_while_recording_serves_backward(monkeypatch):
+    general = _count_general_plans(monkeypatch)
+    net = _net()
+    want_loss, want_out, want_grads = _oracle(_params(net))
+    with autograd.record():
+        loss, out = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+    region = loss._ag[0].region
+    assert region is out._ag[0].region and len(region.nodes) == 5  # the block, log_softmax, pick, mean, -
+    loss.backward()
+    assert not general  # no walk of the graph: the region was the plan
+    _close(loss, want_loss)
+    _close(out, want_out)
+    for p, g in zip(net.collect_params().values(), want_grads):
+        _close(p.grad(), g)
+    assert all(node.region is None for node in region.nodes)  # run: the region's links are dropped
+
+
+@pytest.mark.parametrize("case", ["branch", "read", "two_regions"])
+def test_regions_that_are_not_the_whole_graph_take_the_general_path(monkeypatch, case):
+    general = _count_general_plans(monkeypatch)
+    net = _net()
+    _, want_out, want_grads = _oracle(_params(net))
+    x, y = mx.np.array(X), mx.np.array(Y)
+    with autograd.record():
+        out = net(x)
+        if case == "branch":  # recorded from the region but not part of the loss
+            extra = out * 2
+        scores = mx.npx.log_softmax(out)
+        if case == "read":  # region nodes read before backward ran one by one; a later node still lazy
+            scores = scores + out * 0
+            _close(out, want_out)
+        loss = -mx.npx.pick(scores, y).mean()
+        if case == "two_regions":  # a node reading two regions joins neither
+            loss = loss + (net(x) * 0).sum()
+    loss.backward()
+    assert general == [1]
+    for p, g in zip(net.collect_params().values(), want_grads):
+        _close(p.grad(), g)
+    if case == "branch":
+        _close(extra, 2 * want_out)
+
+
 def test_trainer_step_fuses_with_backward_and_matches_sgd(monkeypatch):
     built = []
     real = _tape._with_update

@@ -46,7 +46,7 @@ class Trainer:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         self._updater = opt.get_updater(self._optimizer)
         self._kvstore = kvstore
-        self._seen: dict[int, Any] = {}  # param index -> weak reference to the gradient buffer last stepped
+        self._seen: list = [None] * len(self._params)  # per parameter: weak reference to the gradient last stepped
 
     @property
     def optimizer(self) -> opt.Optimizer:
@@ -73,17 +73,16 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad: bool) -> None:
-        indices, weights, grads = [], [], []
-        stale = []
+        indices, weights, grads, stale = [], [], [], []
         seen = self._seen
-        for i, (name, param) in enumerate(zip(self._names, self._params)):
+        for i, param in enumerate(self._params):
             data = param.data()
             grad = param.grad()
-            last = seen.get(i)
+            last = seen[i]
             # backward replaces the buffer: the one last stepped means stale (held weakly: an id could be
             # reused by the next buffer once the old one is freed)
             if last is not None and last() is grad._data:
-                stale.append(name)
+                stale.append(self._names[i])
                 continue
             indices.append(i)
             weights.append(data)

@@ -157,21 +157,19 @@ class Optimizer:
                 largest = count
         self.num_update = largest
 
-    def _mult(self, index: Any, mults: dict, attr: str) -> float:
-        if index in self.param_dict:
-            return getattr(self.param_dict[index], attr)
-        if index in mults:
-            return mults[index]
-        if index in self.idx2name:
-            return mults.get(self.idx2name[index], 1.0)
-        return 1.0
+    def _mults(self, indices: Sequence, mults: dict, attr: str) -> list[float]:
+        """Each index's multiplier: its Parameter's ``attr``, else ``mults`` by index, else by name, else 1."""
+        params, names = self.param_dict, self.idx2name
+        return [getattr(params[i], attr) if i in params else mults[i] if i in mults
+                else mults.get(names[i], 1.0) if i in names else 1.0 for i in indices]
 
     def _get_lrs(self, indices: Sequence) -> list[float]:
         lr = self.learning_rate
-        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+        return [lr * m for m in self._mults(indices, self.lr_mult, "lr_mult")]
 
     def _get_wds(self, indices: Sequence) -> list[float]:
-        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+        wd = self.wd
+        return [wd * m for m in self._mults(indices, self.wd_mult, "wd_mult")]
 
     def _get_lr(self, index: Any) -> float:
         return self._get_lrs([index])[0]
@@ -243,7 +241,7 @@ class Optimizer:
 
     # -- updates -----------------------------------------------------------------------------
     def _static_key(self) -> tuple:
-        return (tuple(getattr(self, n) for n in self._hyper), self.clip_gradient, self.multi_precision)
+        return (*[getattr(self, n) for n in self._hyper], self.clip_gradient, self.multi_precision)
 
     def _fused(self, configs: tuple, donate: bool) -> Any:
         key = (self._static_key(), configs, donate)
@@ -299,7 +297,7 @@ class Optimizer:
             raise MXNetValueError(f"{type(self).__name__}.update: the lists differ in length: "
                                   + ", ".join(f"{k}={v}" for k, v in lengths.items()))
         for i, (w, g) in enumerate(zip(weights, grads)):
-            if tuple(w.shape) != tuple(g.shape):
+            if w.shape != g.shape:  # jax arrays and NDArrays both have tuple shapes
                 raise MXNetValueError(f"{type(self).__name__}.update: weight {i} has shape {tuple(w.shape)} "
                                       f"but its gradient has shape {tuple(g.shape)}")
         if n == 0:
@@ -373,16 +371,18 @@ class Optimizer:
         if not (len(indices) == len(weights) == len(grads) == len(states)):
             raise MXNetValueError(f"{name}.update: indices, weights, grads and states must have the same "
                                   f"length, got {len(indices)}, {len(weights)}, {len(grads)}, {len(states)}")
+        jax_weights = []
         for i, (w, g) in enumerate(zip(weights, grads)):
             if not (isinstance(w, NDArray) and isinstance(g, NDArray)):
                 raise MXNetTypeError(f"{name}.update: weights and grads must be NDArrays, got "
                                      f"{type(w).__name__} and {type(g).__name__} at position {i}")
+            jax_weights.append(w.to_jax())
         lrs, wds = self.prepare_update(indices)
         jax_states = [None if s is None else jax.tree.map(NDArray.to_jax, s, is_leaf=_is_nd) for s in states]
         pending = _tape.pending_backward_of(grads)
         new_weights, new_states = self.update_all(
-            [w.to_jax() for w in weights], grads if pending else [g.to_jax() for g in grads], jax_states,
-            lrs, wds, indices=list(indices), pending=pending)
+            jax_weights, grads if pending else [g.to_jax() for g in grads], jax_states, lrs, wds,
+            indices=indices, pending=pending)
         for w, nw in zip(weights, new_weights):
             w._set_data(nw)
         for s, ns in zip(states, new_states):

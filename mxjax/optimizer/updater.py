@@ -6,6 +6,7 @@ from typing import Any
 
 import jax
 
+from ..device import array_device_id
 from ..ndarray import NDArray
 from .optimizer import Optimizer
 
@@ -27,21 +28,22 @@ class Updater:
 
     def __call__(self, index: Any, grad: Any, weight: Any) -> None:
         if isinstance(index, (list, tuple)):
-            indices, grads, weights = list(index), list(grad), list(weight)
+            indices, grads, weights = index, grad, weight
         else:
             indices, grads, weights = [index], [grad], [weight]
         if weights:
-            self.optimizer._set_current_device(weights[0].device.device_id)
+            self.optimizer._set_current_device(array_device_id(weights[0].to_jax()))
+        states, synced = self.states, self.states_synced
+        if bytes in map(type, indices):  # KVStore's string keys may come as bytes
+            indices = [idx.decode() if isinstance(idx, bytes) else idx for idx in indices]
         for i, idx in enumerate(indices):
-            if isinstance(idx, bytes):
-                indices[i] = idx = idx.decode()
-            if idx not in self.states:
-                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
-                self.states_synced[idx] = True
-            elif not self.states_synced[idx]:
-                self.states[idx] = self.sync_state_context(self.states[idx], weights[i].device)
-                self.states_synced[idx] = True
-        self.optimizer.update_multi_precision(indices, weights, grads, [self.states[i] for i in indices])
+            if idx not in states:
+                states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
+                synced[idx] = True
+            elif not synced[idx]:
+                states[idx] = self.sync_state_context(states[idx], weights[i].device)
+                synced[idx] = True
+        self.optimizer.update_multi_precision(indices, weights, grads, [states[i] for i in indices])
 
     def sync_state_context(self, state: Any, device: Any) -> Any:
         """Move a (loaded) state onto ``device``."""
