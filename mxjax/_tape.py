@@ -14,9 +14,12 @@ fused.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
+import sys
 import threading
+import weakref
 from operator import attrgetter
 from typing import Any, Callable, Sequence
 
@@ -87,7 +90,10 @@ class _Deferred(Lazy):
                 self.node.fused.run()
             else:
                 materialize([self.node])
-        return self.node.values[self.index]
+        value = self.node.values[self.index]
+        if value is None:  # see _Plan.seal: only nodes of the program read it, so nothing should be here
+            raise MXNetError(f"internal: the output of {self.node.name} was not kept by its fused program")
+        return value
 
 
 def _unplanned(var: Any) -> bool:
@@ -345,6 +351,7 @@ class _Plan:
         self.wiring: list = []
         self.read: list = []  # per node: whether a later node reads an output
         self.unread = 0
+        self.edges: list = []  # (node position, output index, the array a later node reads it as)
 
     def add(self, node: Node) -> None:
         """Wire ``node`` in after the nodes added so far."""
@@ -356,6 +363,7 @@ class _Plan:
                 k = local.get(id(var.node)) if type(var) is _Deferred else None
                 if k is not None:
                     slots.append((k, var.index))
+                    self.edges.append((k, var.index, x))
                     if not read[k]:
                         read[k] = True
                         self.unread -= 1
@@ -406,8 +414,25 @@ class _Plan:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
         self.wiring = (tuple(self.wiring), tuple(ct_refs), tuple(self.diff_positions),
-                       tuple(tuple(t) for t in self.target_slots))
+                       tuple(tuple(t) for t in self.target_slots), self._kept())
+        self.edges = None
         self.key = _structure_id((self.wiring, tuple(self.ext_avals)))
+
+    def _kept(self) -> tuple:
+        """Per node, which outputs the program returns: not those that only later nodes of this plan
+        read.  Nothing else holds their arrays (not the user, a view or a weak reference), so nothing
+        can read them afterwards; returning them would keep every intermediate of the loss alive
+        (a ``log_softmax`` over a vocabulary) and cost an output buffer each."""
+        kept = [[True] * len(node.out_avals) for node in self.nodes]
+        uses = collections.Counter(id(x) for _, _, x in self.edges)
+        read = {id(x): (k, i, x) for k, i, x in self.edges}
+        for key, (k, i, x) in read.items():
+            # the references to x: one per use in a consumer's inputs and in ``edges``, the entry in
+            # ``read``, this loop's name and getrefcount's argument; to its lazy _var: x's and the argument
+            if (sys.getrefcount(x) == 2 * uses[key] + 3 and sys.getrefcount(x._var) == 2
+                    and not weakref.getweakrefcount(x)):
+                kept[k][i] = False
+        return tuple(map(tuple, kept))
 
     @classmethod
     def of(cls, deferred: list[Node], cotangents: dict) -> "_Plan":
@@ -422,7 +447,7 @@ class _Plan:
         """``(ext_values, cts, olds) -> (node outputs, target gradients)``; ``olds[t]`` (or None) is
         added to target t's gradient (``grad_req='add'``)."""
         fns, multis = [n.fn for n in self.nodes], [n.multi for n in self.nodes]
-        wiring, ct_refs, diff_positions, target_slots = self.wiring
+        wiring, ct_refs, diff_positions, target_slots, kept = self.wiring
         slots_of = [w[3] for w in wiring]
 
         def forward(diff_values: list, ext_values: list) -> tuple:
@@ -445,7 +470,8 @@ class _Plan:
                 for s in slots[1:]:
                     total = total + grads[s]
                 totals.append(total if old is None else old + total.astype(old.dtype))
-            return outs, totals
+            values = [tuple(o if keep else None for o, keep in zip(out, keeps)) for out, keeps in zip(outs, kept)]
+            return values, totals
         return core
 
     def program(self) -> Callable:

@@ -129,6 +129,32 @@ def test_regions_that_are_not_the_whole_graph_take_the_general_path(monkeypatch,
         _close(extra, 2 * want_out)
 
 
+@pytest.mark.parametrize("hold", ["nothing", "array", "view", "weakref"])
+def test_the_program_keeps_only_outputs_something_can_still_read(hold):
+    import weakref
+    net = _net()
+    want_loss, want_out, want_grads = _oracle(_params(net))
+    x, y = mx.np.array(X), mx.np.array(Y)
+    with autograd.record():
+        out = net(x)
+        scores = mx.npx.log_softmax(out)
+        held = {"nothing": None, "array": scores, "view": scores.as_nd_ndarray(),
+                "weakref": weakref.ref(scores)}[hold]
+        loss = -mx.npx.pick(scores, y).mean()
+        del scores
+    region = loss._ag[0].region
+    loss.backward()
+    # per node (block, log_softmax, pick, mean, -): the user's out and loss, and what is held
+    assert region.wiring[4] == ((True,), (hold != "nothing",), (False,), (False,), (True,))
+    _close(loss, want_loss)
+    _close(out, want_out)
+    if hold != "nothing":
+        scores = held() if hold == "weakref" else held
+        _close(scores, onp.asarray(jax.nn.log_softmax(want_out)))
+    for p, g in zip(net.collect_params().values(), want_grads):
+        _close(p.grad(), g)
+
+
 def test_trainer_step_fuses_with_backward_and_matches_sgd(monkeypatch):
     built = []
     real = _tape._with_update
