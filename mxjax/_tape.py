@@ -14,7 +14,6 @@ fused.
 """
 from __future__ import annotations
 
-import collections
 import functools
 import itertools
 import sys
@@ -328,6 +327,30 @@ def _structure_id(structure: tuple) -> int:
     return found
 
 
+def _kept(nodes: list[Node], wiring: list) -> tuple:
+    """Per node, which outputs a program returns: not those that only later nodes of the program
+    read.  Nothing else holds their arrays (not the user, a view or a weak reference), so nothing
+    can read them afterwards; returning them would keep every intermediate of the loss alive (a
+    ``log_softmax`` over a vocabulary) and cost an output buffer each."""
+    kept = [[True] * len(node.out_avals) for node in nodes]
+    read: dict = {}  # id(array) -> [array, uses, producer position, output index]
+    for node, (_, _, _, slots) in zip(nodes, wiring):
+        for slot, (k, i) in enumerate(slots):
+            if k >= 0:
+                found = read.get(id(node.inputs[slot]))
+                if found is None:
+                    read[id(node.inputs[slot])] = [node.inputs[slot], 1, k, i]
+                else:
+                    found[1] += 1
+    for entry in read.values():
+        x, uses, k, i = entry
+        # references to x: one per use in a consumer's inputs, ``entry``, the name x and getrefcount's
+        # argument; to its lazy _var: x's and the argument
+        if sys.getrefcount(x) == uses + 3 and sys.getrefcount(x._var) == 2 and not weakref.getweakrefcount(x):
+            kept[k][i] = False
+    return tuple(map(tuple, kept))
+
+
 class _Plan:
     """Deferred nodes wired for one program, in recording order: the values coming from outside,
     the gradient targets (entries outside: variables or ordinary nodes) and, once sealed, the
@@ -339,7 +362,8 @@ class _Plan:
     """
 
     def __init__(self) -> None:
-        self.nodes: list[Node] = []
+        self.refs: list = []  # weak references to the nodes: nodes of a region point to it, not back
+        self.nodes: list[Node] = []  # the nodes themselves, once sealed
         self.local: dict = {}  # id(node) -> its position
         self.ext_values: list = []
         self.ext_avals: list = []
@@ -351,7 +375,6 @@ class _Plan:
         self.wiring: list = []
         self.read: list = []  # per node: whether a later node reads an output
         self.unread = 0
-        self.edges: list = []  # (node position, output index, the array a later node reads it as)
 
     def add(self, node: Node) -> None:
         """Wire ``node`` in after the nodes added so far."""
@@ -363,7 +386,6 @@ class _Plan:
                 k = local.get(id(var.node)) if type(var) is _Deferred else None
                 if k is not None:
                     slots.append((k, var.index))
-                    self.edges.append((k, var.index, x))
                     if not read[k]:
                         read[k] = True
                         self.unread -= 1
@@ -387,18 +409,19 @@ class _Plan:
             slots.append((-1, len(ext_values)))
             ext_values.append(data)
             ext_avals.append(aval)
-        local[id(node)] = len(self.nodes)
-        self.nodes.append(node)
+        local[id(node)] = len(self.refs)
+        self.refs.append(weakref.ref(node))
         read.append(False)
         self.unread += 1
         self.wiring.append((node.key, diff, node.multi, tuple(slots)))
 
     def chain_to(self, node: Node) -> bool:
         """Whether every node of this region leads to ``node``, its last, and none has run or been planned."""
-        nodes = self.nodes
-        if nodes[-1] is not node or self.unread != 1:
+        refs = self.refs
+        if refs[-1]() is not node or self.unread != 1:
             return False
-        for n in nodes:
+        for ref in refs:  # all alive: each is read by a later one, up to ``node``
+            n = ref()
             if n.values is not None or n.fused is not None:
                 return False
         return True
@@ -406,33 +429,18 @@ class _Plan:
     def seal(self, cotangents: dict) -> None:
         """Take the cotangents arriving at the nodes' outputs out of ``cotangents`` and fix the
         program's structure (its cache key)."""
+        self.nodes = nodes = [ref() for ref in self.refs]
         self.cts, ct_refs = [], []
-        for k, node in enumerate(self.nodes):
+        for k, node in enumerate(nodes):
             for i in range(len(node.out_avals)):
                 ct = cotangents.pop((id(node), i), None)
                 if ct is not None:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
-        self.wiring = (tuple(self.wiring), tuple(ct_refs), tuple(self.diff_positions),
-                       tuple(tuple(t) for t in self.target_slots), self._kept())
-        self.edges = None
+        wiring = self.wiring
+        self.wiring = (tuple(wiring), tuple(ct_refs), tuple(self.diff_positions),
+                       tuple(map(tuple, self.target_slots)), _kept(nodes, wiring))
         self.key = _structure_id((self.wiring, tuple(self.ext_avals)))
-
-    def _kept(self) -> tuple:
-        """Per node, which outputs the program returns: not those that only later nodes of this plan
-        read.  Nothing else holds their arrays (not the user, a view or a weak reference), so nothing
-        can read them afterwards; returning them would keep every intermediate of the loss alive
-        (a ``log_softmax`` over a vocabulary) and cost an output buffer each."""
-        kept = [[True] * len(node.out_avals) for node in self.nodes]
-        uses = collections.Counter(id(x) for _, _, x in self.edges)
-        read = {id(x): (k, i, x) for k, i, x in self.edges}
-        for key, (k, i, x) in read.items():
-            # the references to x: one per use in a consumer's inputs and in ``edges``, the entry in
-            # ``read``, this loop's name and getrefcount's argument; to its lazy _var: x's and the argument
-            if (sys.getrefcount(x) == 2 * uses[key] + 3 and sys.getrefcount(x._var) == 2
-                    and not weakref.getweakrefcount(x)):
-                kept[k][i] = False
-        return tuple(map(tuple, kept))
 
     @classmethod
     def of(cls, deferred: list[Node], cotangents: dict) -> "_Plan":
@@ -444,8 +452,8 @@ class _Plan:
         return plan
 
     def core(self) -> Callable:
-        """``(ext_values, cts, olds) -> (node outputs, target gradients)``; ``olds[t]`` (or None) is
-        added to target t's gradient (``grad_req='add'``)."""
+        """``(ext_values, cts, olds) -> (kept node outputs, target gradients)``; ``olds[t]`` (or None) is
+        added to target t's gradient (``grad_req='add'``); ``olds`` is None when no target adds."""
         fns, multis = [n.fn for n in self.nodes], [n.multi for n in self.nodes]
         wiring, ct_refs, diff_positions, target_slots, kept = self.wiring
         slots_of = [w[3] for w in wiring]
@@ -460,18 +468,17 @@ class _Plan:
                 outs.append(tuple(out) if multi else (out,))
             return [outs[k][i] for k, i in ct_refs], outs
 
-        def core(ext_values: list, cts: list, olds: list) -> tuple:
+        def core(ext_values: list, cts: list, olds: list | None) -> tuple:
             primals = [ext_values[p] for p in diff_positions]
             _, vjp, outs = jax.vjp(lambda d: forward(d, ext_values), primals, has_aux=True)
             (grads,) = vjp(cts)
             totals = []
-            for slots, old in zip(target_slots, olds):
+            for slots, old in zip(target_slots, olds or [None] * len(target_slots)):
                 total = grads[slots[0]]
                 for s in slots[1:]:
                     total = total + grads[s]
                 totals.append(total if old is None else old + total.astype(old.dtype))
-            values = [tuple(o if keep else None for o, keep in zip(out, keeps)) for out, keeps in zip(outs, kept)]
-            return values, totals
+            return [o for out, keeps in zip(outs, kept) for o, keep in zip(out, keeps) if keep], totals
         return core
 
     def program(self) -> Callable:
@@ -482,8 +489,12 @@ class _Plan:
         return program
 
     def finish(self, values: list) -> None:
-        for node, outs in zip(self.nodes, values):
-            node.values, node.datas, node.vjp, node.fused, node.region = tuple(outs), None, None, None, None
+        """The nodes have run: ``values`` are their kept outputs, in order (see :meth:`_kept`)."""
+        values = iter(values)
+        for node, keeps in zip(self.nodes, self.wiring[4]):
+            outs = tuple(next(values) if keep else None for keep in keeps) if len(keeps) > 1 else (
+                next(values) if keeps[0] else None,)
+            node.values, node.datas, node.vjp, node.fused, node.region = outs, None, None, None, None
 
     def error(self, err: Exception) -> MXNetError:
         return op_error(NamedOp(" + ".join(n.name for n in self.nodes)), self.nodes[0].inputs, None, err)
@@ -573,6 +584,8 @@ class PendingBackward:
             data = buffer._data
             buffer._data = _struct(data.shape, data.dtype)
             buffer._var = _GradLazy(self, index)
+        if olds.count(None) == len(olds):  # (every argument costs the dispatch a little)
+            self.olds = None
         for node in plan.nodes:
             node.fused = self
 
@@ -604,20 +617,23 @@ class PendingBackward:
                 args: tuple = (plan.ext_values, plan.cts, olds)
             else:
                 key, fn, positions, weights, states, extra = update
-                # a weight that is also a program input is passed once (it is donated)
+                # a weight that is also a program input is passed once (it is donated): the program
+                # puts it back at its positions among the inputs
                 by_id = {id(w): j for j, w in enumerate(weights)}
-                ext, subst = list(plan.ext_values), []
-                for p, v in enumerate(ext):
+                ext, subst = [], []
+                for p, v in enumerate(plan.ext_values):
                     j = by_id.get(id(v))
-                    if j is not None:
+                    if j is None:
+                        ext.append(v)
+                    else:
                         subst.append((p, j))
-                        ext[p] = None
                 subst = tuple(subst)
                 full_key = (plan.key, key, tuple(positions), subst)
                 program = _FUSED_CACHE.get(full_key)
                 if program is None:
                     program = _bounded(_FUSED_CACHE)[full_key] = _with_update(plan.core(), fn, positions, subst)
-                args = (ext, plan.cts, olds, list(weights), list(states), *extra)
+                states = None if states.count(None) == len(states) else list(states)
+                args = (ext, plan.cts, olds, list(weights), states, *extra)
             try:
                 result = program(*args)
             except MXNetError:
@@ -633,20 +649,25 @@ class PendingBackward:
                         grad = grad.astype(buffer._data.dtype)
                     buffer._data, buffer._var = grad, None
             self.plan = self.olds = None
-            return None if update is None else (new_weights, new_states)
+            if update is None:
+                return None
+            return new_weights, [None] * len(new_weights) if new_states is None else new_states
 
 
 def _with_update(core: Callable, fn: Callable, positions: Sequence[int], subst: tuple) -> Callable:
-    def program(ext_values: list, cts: list, olds: list, weights: list, states: list, *extra: Any) -> tuple:
+    def program(ext_values: list, cts: list, olds: list | None, weights: list, states: list | None,
+                *extra: Any) -> tuple:
         ext = list(ext_values)
-        for p, j in subst:
-            ext[p] = weights[j]
+        for p, j in subst:  # ascending positions: each insert lands where the weight was recorded
+            ext.insert(p, weights[j])
+        stateless = states is None  # no optimizer state (plain SGD): no list of Nones in or out
         values, grads = core(ext, cts, olds)
-        new_weights, new_states = fn(weights, [grads[p] for p in positions], states, *extra)
+        new_weights, new_states = fn(weights, [grads[p] for p in positions], states or [None] * len(weights),
+                                     *extra)
         # donated buffers go to the first outputs of their shape: the new weights and states must
         # come before the gradients, or a gradient is written over a weight still being read (and
         # XLA copies every weight first)
-        return new_weights, new_states, values, grads
+        return new_weights, None if stateless else new_states, values, grads
     return jax.jit(program, donate_argnums=(3, 4))
 
 

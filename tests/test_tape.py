@@ -94,7 +94,7 @@ def test_the_region_wired_while_recording_serves_backward(monkeypatch):
     with autograd.record():
         loss, out = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
     region = loss._ag[0].region
-    assert region is out._ag[0].region and len(region.nodes) == 5  # the block, log_softmax, pick, mean, -
+    assert region is out._ag[0].region and len(region.refs) == 5  # the block, log_softmax, pick, mean, -
     loss.backward()
     assert not general  # no walk of the graph: the region was the plan
     _close(loss, want_loss)
@@ -102,6 +102,21 @@ def test_the_region_wired_while_recording_serves_backward(monkeypatch):
     for p, g in zip(net.collect_params().values(), want_grads):
         _close(p.grad(), g)
     assert all(node.region is None for node in region.nodes)  # run: the region's links are dropped
+
+
+def test_a_region_left_without_backward_is_freed_by_reference_counting():
+    import gc
+    import weakref
+    net = _net()
+    gc.disable()
+    try:
+        with autograd.record():
+            loss, out = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+        node, region = weakref.ref(loss._ag[0]), weakref.ref(loss._ag[0].region)
+        del loss, out
+        assert node() is None and region() is None  # no cycle between a region and its nodes
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize("case", ["branch", "read", "two_regions"])

@@ -334,19 +334,20 @@ class Optimizer:
         return tuple(self._param_config(i) for i in indices)
 
     def _hyper_values(self, lrs: Sequence, wds: Sequence) -> tuple:
-        """The learning rates, weight decays and ``rescale_grad`` as device arrays, kept while they
+        """The learning rates, weight decays and ``rescale_grad`` as float32 device arrays (MXNet's
+        kernels take them as float; float64 arguments also cost every dispatch more), kept while they
         repeat (they usually do: a transfer per step is time the hand-written step does not spend)."""
         rescale = self.rescale_grad
         if not isinstance(rescale, (int, float, onp.number)):  # an array: no caching
             rescale = rescale.to_jax() if _is_nd(rescale) else rescale
-            return (onp.asarray(lrs, onp.float64), onp.asarray(wds, onp.float64), onp.asarray(rescale))
+            return (onp.asarray(lrs, onp.float32), onp.asarray(wds, onp.float32), onp.asarray(rescale, onp.float32))
         key = (tuple(lrs), tuple(wds), rescale)
         cached = self._hyper_cache.get(key)
         if cached is None:
             if len(self._hyper_cache) >= 8:  # a schedule: values change every step
                 self._hyper_cache.clear()
             cached = self._hyper_cache[key] = tuple(
-                jnp.asarray(onp.asarray(v, onp.float64)) for v in (lrs, wds, rescale))
+                jnp.asarray(onp.asarray(v, onp.float32)) for v in (lrs, wds, rescale))
         return cached
 
     def _check_states(self, weights: Sequence, states: Sequence, configs: tuple) -> None:
