@@ -36,13 +36,18 @@ _LAZY_INPUT = object()  # in a deferred node's ``datas``: the input is itself la
 
 
 class Leaf:
-    """A variable: an array marked with ``attach_grad`` (its gradient buffer and request)."""
+    """A variable: an array marked with ``attach_grad`` (its gradient buffer and request).
 
-    __slots__ = ("grad", "grad_req")
+    ``fresh``: a backward has written the gradient since an optimizer last consumed it (MXNet's
+    ``_fresh_grad``; the Trainer's stale-gradient check).
+    """
+
+    __slots__ = ("grad", "grad_req", "fresh")
 
     def __init__(self, grad: NDArray | None, grad_req: str) -> None:
         self.grad = grad
         self.grad_req = grad_req
+        self.fresh = False
 
 
 class Node:
@@ -581,6 +586,7 @@ class PendingBackward:
                 olds.append(None)
                 continue
             olds.append(buffer.to_jax() if req == "add" else None)
+            leaf.fresh = True
             data = buffer._data
             buffer._data = _struct(data.shape, data.dtype)
             buffer._var = _GradLazy(self, index)

@@ -350,6 +350,7 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, tra
         if value.dtype != buffer._data.dtype:
             value = value.astype(buffer._data.dtype)
         buffer._set_data(value if leaf.grad_req == "write" else buffer._data + value)
+        leaf.fresh = True
 
 
 def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,

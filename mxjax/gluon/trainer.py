@@ -2,12 +2,12 @@
 
 All parameters are updated by one compiled call (``Optimizer.update_all`` through the
 Updater), which donates the old weight and state buffers.  A gradient that no
-backward has written since the last ``step`` is stale: MXNet's error unless
+backward has written since the last ``step`` is stale (MXNet's ``_fresh_grad``: setting
+or zeroing a gradient by hand does not make it fresh): MXNet's error unless
 ``ignore_stale_grad``, in which case that parameter is skipped.
 """
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from .. import optimizer as opt
@@ -46,7 +46,6 @@ class Trainer:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         self._updater = opt.get_updater(self._optimizer)
         self._kvstore = kvstore
-        self._seen: list = [None] * len(self._params)  # per parameter: weak reference to the gradient last stepped
 
     @property
     def optimizer(self) -> opt.Optimizer:
@@ -73,20 +72,18 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad: bool) -> None:
-        indices, weights, grads, stale = [], [], [], []
-        seen = self._seen
+        indices, weights, grads, leaves, stale = [], [], [], [], []
         for i, param in enumerate(self._params):
-            data = param.data()
             grad = param.grad()
-            last = seen[i]
-            # backward replaces the buffer: the one last stepped means stale (held weakly: an id could be
-            # reused by the next buffer once the old one is freed)
-            if last is not None and last() is grad._data:
+            data = param._data
+            leaf = data._ag  # the variable's autograd entry: was its gradient written since the last step?
+            if not leaf.fresh:
                 stale.append(self._names[i])
                 continue
             indices.append(i)
             weights.append(data)
             grads.append(grad)
+            leaves.append(leaf)
         if stale and not ignore_stale_grad:
             raise MXNetError(
                 f"Gradient of Parameter(s) {stale} has not been updated by backward since the last step. This "
@@ -95,8 +92,8 @@ class Trainer:
                 "ignore_stale_grad=True to suppress this warning and skip updating these Parameters")
         if indices:
             self._updater(indices, grads, weights)
-        for i, grad in zip(indices, grads):
-            seen[i] = weakref.ref(grad.to_jax())
+        for leaf in leaves:
+            leaf.fresh = False
 
     def save_states(self, fname: str) -> None:
         """Save the optimizer's per-parameter states (and the optimizer) to a file."""

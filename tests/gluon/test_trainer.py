@@ -148,6 +148,24 @@ def test_stale_gradients_and_learning_rate(tmp_path):
         gluon.Trainer(42, "sgd")
 
 
+def test_only_a_backward_makes_a_gradient_fresh():
+    net = _net()
+    x = mx.np.array(X)
+    net(x)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    with pytest.raises(mx.MXNetError, match="has not been updated by backward"):
+        trainer.step(1)  # no backward yet (MXNet: _fresh_grad starts False)
+    for p in net.collect_params().values():
+        p.grad()[:] = 1.0  # a gradient written by hand is not fresh either
+    with pytest.raises(mx.MXNetError, match="has not been updated by backward"):
+        trainer.step(1)
+    with autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    net.collect_params()["0.weight"].zero_grad()  # zeroing does not make it stale
+    trainer.step(1)
+
+
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared fixtures not found")
 @pytest.mark.parametrize("name", ["tiny", "tiny_np"])
 def test_symbol_block_imports_mxnet_models(name):
