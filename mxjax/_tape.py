@@ -71,7 +71,7 @@ class Node:
         self.datas: tuple | None = None
         self.values: tuple | None = None
         self.fused: Any = None  # the PendingBackward that will compute this node
-        self.sig: tuple | None = None  # a deferred node's (key, *input avals)
+        self.sig: tuple | None = None  # a deferred node's input avals (("py", type name) for Python values)
         self.region: _Plan | None = None  # the region a deferred node joined (see _Plan)
         self.seq = next(_sequence)
 
@@ -246,15 +246,19 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
         avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x
                  for x in inputs]
         try:
-            out = _bounded(_SHAPE_CACHE)[cache_key] = _shape_entry(jax.eval_shape(fn, *avals))
+            out = jax.eval_shape(fn, *avals)
         except MXNetError:
             raise
         except Exception as err:
             raise op_error(NamedOp(name), inputs, None, err) from None
-    multi, avals, structs = out
+        # the inputs' avals as a program sees them: a Python value is an input like any other
+        sig = tuple(aval if isinstance(x, NDArray) else ("py", type(x).__name__)
+                    for x, aval in zip(inputs, cache_key[1:]))
+        out = _bounded(_SHAPE_CACHE)[cache_key] = (*_shape_entry(out), sig)
+    multi, avals, structs, sig = out
     node = Node(cache_key[0], fn, tuple(inputs), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
-    node.sig = cache_key
+    node.sig = sig
     region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
     for x, data in zip(inputs, datas):
         if data is _LAZY_INPUT:
@@ -371,7 +375,6 @@ class _Plan:
         self.nodes: list[Node] = []  # the nodes themselves, once sealed
         self.local: dict = {}  # id(node) -> its position
         self.ext_values: list = []
-        self.ext_avals: list = []
         self.targets: list = []
         self.leaf_targets = True
         self.target_index: dict = {}
@@ -383,11 +386,11 @@ class _Plan:
 
     def add(self, node: Node) -> None:
         """Wire ``node`` in after the nodes added so far."""
-        local, read, ext_values, ext_avals = self.local, self.read, self.ext_values, self.ext_avals
-        diff, sig, slots = node.diff, node.sig, []
-        for slot, (x, data) in enumerate(zip(node.inputs, node.datas)):
+        local, read, ext_values, entries, inputs = self.local, self.read, self.ext_values, node.entries, node.inputs
+        slots = []
+        for slot, data in enumerate(node.datas):
             if data is _LAZY_INPUT:
-                var = x._var
+                var = inputs[slot]._var
                 k = local.get(id(var.node)) if type(var) is _Deferred else None
                 if k is not None:
                     slots.append((k, var.index))
@@ -395,13 +398,10 @@ class _Plan:
                         read[k] = True
                         self.unread -= 1
                     continue
-                data = x.to_jax()  # computed since it was recorded
-            aval = sig[slot + 1]  # (shape, dtype) of an array input, as recorded
-            if aval[0] in ("const", "id"):  # a Python value (see _aval_key): a program input like any other
-                aval = ("py", type(data).__name__)
-            if slot in diff:  # a gradient leaves the region here; uses of one entry add up
-                entry = node.entries[slot]
-                leaf = isinstance(entry, Leaf)
+                data = inputs[slot].to_jax()  # computed since it was recorded
+            entry = entries[slot]
+            if entry is not None:  # differentiated: a gradient leaves the region here; uses of one entry add up
+                leaf = type(entry) is Leaf
                 key = id(entry) if leaf else (id(entry[0]), entry[1])
                 t = self.target_index.get(key)
                 if t is None:
@@ -413,12 +413,11 @@ class _Plan:
                 self.diff_positions.append(len(ext_values))
             slots.append((-1, len(ext_values)))
             ext_values.append(data)
-            ext_avals.append(aval)
         local[id(node)] = len(self.refs)
         self.refs.append(weakref.ref(node))
         read.append(False)
         self.unread += 1
-        self.wiring.append((node.key, diff, node.multi, tuple(slots)))
+        self.wiring.append((node.key, node.diff, node.multi, tuple(slots)))
 
     def chain_to(self, node: Node) -> bool:
         """Whether every node of this region leads to ``node``, its last, and none has run or been planned."""
@@ -445,7 +444,7 @@ class _Plan:
         wiring = self.wiring
         self.wiring = (tuple(wiring), tuple(ct_refs), tuple(self.diff_positions),
                        tuple(map(tuple, self.target_slots)), _kept(nodes, wiring))
-        self.key = _structure_id((self.wiring, tuple(self.ext_avals)))
+        self.key = _structure_id((self.wiring, tuple(node.sig for node in nodes)))
 
     @classmethod
     def of(cls, deferred: list[Node], cotangents: dict) -> "_Plan":
