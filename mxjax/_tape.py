@@ -134,7 +134,8 @@ def clear_caches() -> None:
         cache.clear()
 
 
-def _bounded(cache: dict) -> dict:
+def bounded(cache: dict) -> dict:
+    """``cache``, emptied first when it reached the limit (a crude bound on compiled programs kept)."""
     if len(cache) >= _CACHE_LIMIT:
         cache.clear()
     return cache
@@ -154,7 +155,7 @@ def _forward_with_vjp(key: Any, fn: Callable, diff: tuple, dynamic: bool) -> Cal
             return jax.vjp(partial_fn, *(inputs[i] for i in diff))
         if not dynamic:
             forward = jax.jit(forward)
-        _bounded(_FORWARD_CACHE)[cache_key] = forward
+        bounded(_FORWARD_CACHE)[cache_key] = forward
     return forward
 
 
@@ -254,7 +255,7 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
         # the inputs' avals as a program sees them: a Python value is an input like any other
         sig = tuple(aval if isinstance(x, NDArray) else ("py", type(x).__name__)
                     for x, aval in zip(inputs, cache_key[1:]))
-        out = _bounded(_SHAPE_CACHE)[cache_key] = (*_shape_entry(out), sig)
+        out = bounded(_SHAPE_CACHE)[cache_key] = (*_shape_entry(out), sig)
     multi, avals, structs, sig = out
     node = Node(cache_key[0], fn, tuple(inputs), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
@@ -332,7 +333,7 @@ def _structure_id(structure: tuple) -> int:
     numbers are never reused, so a cleared table only costs recompiles."""
     found = _STRUCTURES.get(structure)
     if found is None:
-        found = _bounded(_STRUCTURES)[structure] = next(_structure_ids)
+        found = bounded(_STRUCTURES)[structure] = next(_structure_ids)
     return found
 
 
@@ -489,7 +490,7 @@ class _Plan:
         """The jitted :meth:`core`, cached by the region's structure."""
         program = _FUSED_CACHE.get(self.key)
         if program is None:
-            program = _bounded(_FUSED_CACHE)[self.key] = jax.jit(self.core())
+            program = bounded(_FUSED_CACHE)[self.key] = jax.jit(self.core())
         return program
 
     def finish(self, values: list) -> None:
@@ -636,7 +637,7 @@ class PendingBackward:
                 full_key = (plan.key, key, tuple(positions), subst)
                 program = _FUSED_CACHE.get(full_key)
                 if program is None:
-                    program = _bounded(_FUSED_CACHE)[full_key] = _with_update(plan.core(), fn, positions, subst)
+                    program = bounded(_FUSED_CACHE)[full_key] = _with_update(plan.core(), fn, positions, subst)
                 states = None if states.count(None) == len(states) else list(states)
                 args = (ext, plan.cts, olds, list(weights), states, *extra)
             try:

@@ -112,12 +112,21 @@ class _Recorder:
     """The dispatch handler installed while recording: runs ops and puts them on the tape."""
 
     def invoke(self, op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
-        if not op.differentiable or not any(isinstance(x, NDArray) and x._ag is not None for x in inputs):
+        for x in inputs:  # (a loop, not any(): this runs for every op while recording)
+            if isinstance(x, NDArray) and x._ag is not None:
+                break
+        else:
+            return invoke_eager(op, inputs, params, out_cls)
+        if not op.differentiable:
             return invoke_eager(op, inputs, params, out_cls)
         if op.check is not None:  # NumPy's value errors (out-of-range take indices) also while recording
             op.check(*(x.to_jax() if isinstance(x, NDArray) else x for x in inputs), **(params or {}))
-        key = (op, tuple(params.items()) if params else ())
-        fn = functools.partial(op.compute, **params) if params else op.compute
+        if not params:
+            return _tape.record((op, ()), op.compute, inputs, out_cls, op.name, op.dynamic_shape)
+        key = (op, tuple(params.items()))
+        fn = _BOUND.get(key)
+        if fn is None:  # one function per op and parameters: the tape's caches are keyed by it anyway
+            fn = _tape.bounded(_BOUND)[key] = functools.partial(op.compute, **params)
         return _tape.record(key, fn, inputs, out_cls, op.name, op.dynamic_shape)
 
     def on_write(self, array: NDArray) -> None:
@@ -127,6 +136,7 @@ class _Recorder:
 
 
 _RECORDER = _Recorder()
+_BOUND: dict = {}  # (op, parameters) -> op.compute with the parameters bound
 
 
 # ----------------------------------------------------------------------------- variables

@@ -480,6 +480,13 @@ class NDArray:
         with _SWAP_LOCK:
             self._data = data
 
+    @staticmethod
+    def _set_datas(arrays: Sequence["NDArray"], datas: Sequence[Any]) -> None:
+        """:meth:`_set_data` of several arrays (an optimizer's new weights) under one lock."""
+        with _SWAP_LOCK:
+            for array, data in zip(arrays, datas):
+                array._data = data
+
     def _take_value(self, other: "NDArray") -> None:
         """Adopt ``other``'s value (a write-back such as BatchNorm's running statistics); a lazy value
         stays lazy, computed when this array is read."""

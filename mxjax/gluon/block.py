@@ -9,6 +9,7 @@ come back from the same program and are written into their parameters.
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from collections import OrderedDict
 from typing import Any, Callable, Iterator
@@ -314,6 +315,9 @@ class _CachedGraph:
         self.tape_fn = lambda *a: compiled(a[:-1], a[-1])
 
 
+_autograd_entry = operator.attrgetter("_ag")
+
+
 class _HookHandle:
     def __init__(self, hooks: list, hook: Callable) -> None:
         self._hooks, self._hook = hooks, hook
@@ -388,12 +392,12 @@ class HybridBlock(Block):
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._build(arrays, training)
-        values = [p.data() for p in entry.params]
         rng = _rng.next_key() if entry.random else None
-        inputs = [*(a for a in arrays if a is not None), *values]
+        inputs = [a for a in arrays if a is not None]
+        inputs.extend([p._check() for p in entry.params])  # their arrays (initialized: traced already)
         if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager
             results = tuple(entry.segmented(inputs, rng))
-        elif autograd.is_recording() and any(x._ag is not None for x in inputs):
+        elif autograd.is_recording() and any(map(_autograd_entry, inputs)):
             # ONE tape node: the compiled program (the key rides along as an input), deferred so that
             # backward can compile forward, loss and VJP together
             inputs.append(rng)

@@ -74,9 +74,9 @@ class Trainer:
     def _update(self, ignore_stale_grad: bool) -> None:
         indices, weights, grads, leaves, stale = [], [], [], [], []
         for i, param in enumerate(self._params):
-            grad = param.grad()
-            data = param._data
-            leaf = data._ag  # the variable's autograd entry: was its gradient written since the last step?
+            data = param._check()
+            leaf = data._ag  # the variable's autograd entry: its gradient buffer, and was it written since?
+            grad = param.grad() if leaf is None or leaf.grad is None else leaf.grad  # (the error when null)
             if not leaf.fresh:
                 stale.append(self._names[i])
                 continue

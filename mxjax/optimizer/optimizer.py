@@ -384,8 +384,7 @@ class Optimizer:
         new_weights, new_states = self.update_all(
             jax_weights, grads if pending else [g.to_jax() for g in grads], jax_states, lrs, wds,
             indices=indices, pending=pending)
-        for w, nw in zip(weights, new_weights):
-            w._set_data(nw)
+        NDArray._set_datas(weights, new_weights)
         for s, ns in zip(states, new_states):
             if s is not None:
                 for nd, x in zip(jax.tree.leaves(s, is_leaf=_is_nd), jax.tree.leaves(ns)):
