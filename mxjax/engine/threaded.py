@@ -411,3 +411,9 @@ class ThreadedEngine(Engine):
             self._stopping = True
             self._idle = 0
             self._work_cond.notify_all()
+        # join the workers: at interpreter exit a daemon thread still unwinding when finalization starts
+        # is killed mid-way, which can abort the whole process (exit status 134)
+        me = threading.current_thread()
+        for t in self._threads:
+            if t is not me:
+                t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))

@@ -518,3 +518,13 @@ def test_set_engine_drains_old_engine(eng):
     eng.push_sync(_writer(log, "slow", 0.1), mutate_vars=[a])
     eng.set_engine("NaiveEngine")
     assert log == ["slow"] and a.pending == 0
+
+
+def test_shutdown_joins_the_workers():
+    # a daemon worker still unwinding when the interpreter finalizes can abort the process at exit
+    from mxjax.engine.threaded import ThreadedEngine
+    engine = ThreadedEngine(num_workers=2)
+    done = []
+    engine.push_sync(lambda: (time.sleep(0.05), done.append(1)), mutate_vars=[engine.new_variable()])
+    engine.shutdown(wait=True, timeout=10)
+    assert done == [1] and not any(t.is_alive() for t in engine._threads)
