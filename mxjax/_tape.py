@@ -337,6 +337,19 @@ def _structure_id(structure: tuple) -> int:
     return found
 
 
+def _probe_refcounts() -> tuple[int, int]:
+    """What ``sys.getrefcount`` says here of an object held by a list and a local name, and of one
+    held by a list only: the interpreter's own references (the call's argument...) included."""
+    probe = object()
+    holder = [probe]
+    named = sys.getrefcount(probe)
+    del probe
+    return named, sys.getrefcount(holder[0])
+
+
+_NAMED_REFS, _HELD_REFS = _probe_refcounts()
+
+
 def _kept(nodes: list[Node], wiring: list) -> tuple:
     """Per node, which outputs a program returns: not those that only later nodes of the program
     read.  Nothing else holds their arrays (not the user, a view or a weak reference), so nothing
@@ -354,9 +367,10 @@ def _kept(nodes: list[Node], wiring: list) -> tuple:
                     found[1] += 1
     for entry in read.values():
         x, uses, k, i = entry
-        # references to x: one per use in a consumer's inputs, ``entry``, the name x and getrefcount's
-        # argument; to its lazy _var: x's and the argument
-        if sys.getrefcount(x) == uses + 3 and sys.getrefcount(x._var) == 2 and not weakref.getweakrefcount(x):
+        # x is held by ``entry``, the name x and one consumer input per use, and nothing else; its lazy
+        # _var by x only (a view shares it)
+        if (sys.getrefcount(x) == _NAMED_REFS + uses and sys.getrefcount(x._var) == _HELD_REFS
+                and not weakref.getweakrefcount(x)):
             kept[k][i] = False
     return tuple(map(tuple, kept))
 
@@ -494,7 +508,7 @@ class _Plan:
         return program
 
     def finish(self, values: list) -> None:
-        """The nodes have run: ``values`` are their kept outputs, in order (see :meth:`_kept`)."""
+        """The nodes have run: ``values`` are their kept outputs, in order (see :func:`_kept`)."""
         values = iter(values)
         for node, keeps in zip(self.nodes, self.wiring[4]):
             outs = tuple(next(values) if keep else None for keep in keeps) if len(keeps) > 1 else (
@@ -539,13 +553,16 @@ def defer_backward(deferred: list[Node], cotangents: dict) -> bool:
         return True
 
 
-def defer_region_backward(head: NDArray, seed: Any) -> bool:
-    """:func:`defer_backward` from one head whose region (wired while recording) is exactly what it
-    depends on -- the usual training step -- without walking the graph.  False: nothing done."""
+def region_of(head: NDArray) -> _Plan | None:
+    """The region (wired while recording) whose last node computed ``head``, if any."""
     entry = head._ag
-    if type(entry) is not tuple:
-        return False
-    node, index = entry
+    return entry[0].region if type(entry) is tuple else None
+
+
+def defer_region_backward(head: NDArray, seed: Any) -> bool:
+    """:func:`defer_backward` from one head whose region (see :func:`region_of`) is exactly what it
+    depends on -- the usual training step -- without walking the graph.  False: nothing done."""
+    node, index = head._ag
     plan = node.region
     if plan is None or not plan.leaf_targets:
         return False
