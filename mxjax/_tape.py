@@ -530,7 +530,7 @@ def fused_backward(deferred: list[Node], cotangents: dict) -> list[tuple[Any, An
     with _LOCK:
         plan = _Plan.of(deferred, cotangents)
         try:
-            values, grads = plan.program()(plan.ext_values, plan.cts, [None] * len(plan.targets))
+            values, grads = plan.program()(plan.ext_values, plan.cts, None)  # nothing to add to
         except MXNetError:
             raise
         except Exception as err:
