@@ -554,23 +554,22 @@ def defer_backward(deferred: list[Node], cotangents: dict) -> bool:
 
 
 def region_of(head: NDArray) -> _Plan | None:
-    """The region (wired while recording) whose last node computed ``head``, if any."""
+    """The region (wired while recording) whose nodes computed ``head``, if any."""
     entry = head._ag
     return entry[0].region if type(entry) is tuple else None
 
 
-def defer_region_backward(head: NDArray, seed: Any) -> bool:
-    """:func:`defer_backward` from one head whose region (see :func:`region_of`) is exactly what it
+def defer_region_backward(region: _Plan, head: NDArray, seed: Any) -> bool:
+    """:func:`defer_backward` from one head whose ``region`` (see :func:`region_of`) is exactly what it
     depends on -- the usual training step -- without walking the graph.  False: nothing done."""
-    node, index = head._ag
-    plan = node.region
-    if plan is None or not plan.leaf_targets:
+    if not region.leaf_targets:
         return False
+    node, index = head._ag
     with _LOCK:
-        if not plan.chain_to(node):
+        if not region.chain_to(node):
             return False
-        plan.seal({(id(node), index): seed})
-        PendingBackward(plan)
+        region.seal({(id(node), index): seed})
+        PendingBackward(region)
         return True
 
 
@@ -667,7 +666,8 @@ class PendingBackward:
             plan.finish(values)
             self.grads = grads
             for buffer, grad in zip(self.buffers, grads):
-                if buffer is not None and isinstance(buffer._var, _GradLazy) and buffer._var.run is self:
+                var = buffer._var if buffer is not None else None
+                if type(var) is _GradLazy and var.run is self:  # (not rewritten since the backward)
                     if grad.dtype != buffer._data.dtype:
                         grad = grad.astype(buffer._data.dtype)
                     buffer._data, buffer._var = grad, None

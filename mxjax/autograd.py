@@ -348,8 +348,9 @@ def _recorded_backward(node: _Node, outs: list) -> tuple:
 def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, train_mode: bool = True) -> None:
     """Compute gradients of ``heads`` and store them in the variables' ``.grad`` (per ``grad_req``)."""
     heads = _as_list(heads)
-    if (len(heads) == 1 and not retain_graph and _tape.region_of(heads[0]) is not None
-            and _tape.defer_region_backward(heads[0], _head_gradients(heads, head_grads, False)[0])):
+    region = _tape.region_of(heads[0]) if len(heads) == 1 and not retain_graph else None
+    if region is not None and _tape.defer_region_backward(region, heads[0],
+                                                          _head_gradients(heads, head_grads, False)[0]):
         return  # the gradients are lazy results of one program, planned while recording
     with _scope(False, train_mode):
         leaves = _run_backward(heads, head_grads, retain_graph, create_graph=False, lazy=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextvars
+import functools
 from typing import Any
 
 import jax
@@ -23,14 +24,15 @@ def device_id_of(device: Any) -> int:
     return device.id if device.platform in _ACCELERATORS else 0
 
 
-_SEVERAL: list = []  # [whether this process has several devices of one platform], filled on first use
+@functools.cache
+def _several_devices() -> bool:
+    """Whether this process has more than one device (asked on first use, once jax is set up)."""
+    return len(jax.local_devices()) > 1
 
 
 def array_device_id(data: Any) -> int:
-    """MXNet's device id of a ``jax.Array`` (always 0 while each platform has one device)."""
-    if not _SEVERAL:
-        _SEVERAL.append(len(jax.local_devices()) > 1)
-    return device_id_of(next(iter(data.devices()))) if _SEVERAL[0] else 0
+    """MXNet's device id of a ``jax.Array`` (always 0 while there is one device)."""
+    return device_id_of(next(iter(data.devices()))) if _several_devices() else 0
 
 
 def _jax_devices(platform: str) -> list:
