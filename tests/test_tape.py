@@ -229,6 +229,58 @@ def test_fused_update_donates_each_weight_into_its_new_value(monkeypatch):
     assert sorted(outputs) == list(range(n_weights + n_states))  # ...into the new weights and states
 
 
+def test_small_gradients_of_a_fused_step_come_packed_and_are_sliced_when_read(monkeypatch):
+    monkeypatch.setattr(_tape, "_PACK_LIMIT", 30)  # the 8x5 weight (40) alone; 8, 3x8 and 3 packed
+    _tape.clear_caches()
+    net = _net()
+    params = list(net.collect_params().values())
+    _, _, want = _oracle(_params(net))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    with autograd.record():
+        loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+    loss.backward()
+    early_view = params[1].grad().as_nd_ndarray()  # shares the lazy gradient
+    trainer.step(1)
+    assert params[0].grad()._var is None  # output on its own
+    run = params[1].grad()._var.run
+    assert all(p.grad()._var.run is run for p in params[1:])  # still lazy: sliced out of one output
+    assert len(run.packed) == 1 and run.packed[0].shape == (8 + 24 + 3,)
+    for p, g in zip(params, want):
+        _close(p.grad(), g)
+        assert p.grad().dtype == onp.float32
+    _close(early_view, want[1])
+
+
+def test_packing_groups_small_gradients_by_dtype():
+    layout = _tape._Packing([((4, 5), jnp.float32), ((3,), jnp.float16), ((7,), jnp.float32),
+                             ((2, 2), jnp.float16), ((9,), jnp.bfloat16), ((1 << 20,), jnp.float32)])
+    assert layout.alone == [4, 5]  # a lone bfloat16 gains nothing; too big to pack
+    assert layout.groups == [[0, 2], [1, 3]]
+    assert layout.places[2] == (0, 20, (7,)) and layout.places[3] == (1, 3, (2, 2))
+    grads = [jnp.arange(20.0).reshape(4, 5), jnp.ones(3, jnp.float16), jnp.full(7, 2.0),
+             jnp.zeros((2, 2), jnp.float16), jnp.ones(9, jnp.bfloat16), jnp.ones(1 << 20)]
+    alone, packed = layout.split(layout.pack(grads))
+    assert [a is None for a in alone] == [True, True, True, True, False, False]
+    assert [p.shape for p in packed] == [(27,), (7,)]
+    onp.testing.assert_array_equal(_tape._unpack(packed[0], 20, (7,)), grads[2])
+    onp.testing.assert_array_equal(_tape._unpack(packed[1], 3, (2, 2)), grads[3])
+
+
+def test_grad_req_add_accumulates_across_fused_steps():
+    net = _net()
+    _, _, want = _oracle(_params(net))
+    for p in net.collect_params().values():
+        p.grad_req = "add"
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.0})  # weights stay put
+    for _ in range(3):
+        with autograd.record():
+            loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+        loss.backward()
+        trainer.step(1)  # the packed gradients of one step are read as the next one's old values
+    for p, g in zip(net.collect_params().values(), want):
+        _close(p.grad(), 3 * g)
+
+
 def test_hybridized_training_equals_imperative_training():
     nets = [_net(hybridize=h) for h in (True, False)]
     for net in nets:
