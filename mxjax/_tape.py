@@ -194,7 +194,7 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
             dtype = data.dtype
             if out_cls is None:
                 out_cls = type(x)
-            if x._ag is not None and _inexact(dtype):
+            if x._ag is not None and (_INEXACT.get(dtype) or _inexact(dtype)):
                 diff.append(i)
                 entries[i] = x._ag
             var = x._var
@@ -597,6 +597,18 @@ class _GradLazy(Lazy):
         return self.run.grad(self.index, array._data.dtype)
 
 
+class _PackedGrad(Lazy):
+    """The ``_var`` of a gradient buffer whose value is a slice of a packed output (see _Packing)."""
+
+    __slots__ = ("packed", "offset", "shape")
+
+    def __init__(self, packed: jax.Array, offset: int, shape: tuple) -> None:
+        self.packed, self.offset, self.shape = packed, offset, shape
+
+    def compute(self, array: NDArray) -> Any:
+        return _as_dtype(_unpack(self.packed, self.offset, self.shape), array._data.dtype)
+
+
 class PendingBackward:
     """A backward pass compiled but not run: it runs when any of its results is read, or
     together with an optimizer update (``run(update=...)``) in one program."""
@@ -617,7 +629,8 @@ class PendingBackward:
             olds.append(buffer.to_jax() if req == "add" else None)
             leaf.fresh = True
             data = buffer._data
-            buffer._data = _struct(data.shape, data.dtype)
+            if type(data) is not jax.ShapeDtypeStruct:  # (still one: a packed gradient never read)
+                buffer._data = _struct(data.shape, data.dtype)
             buffer._var = _GradLazy(self, index)
         if olds.count(None) == len(olds):  # (every argument costs the dispatch a little)
             self.olds = None
@@ -625,12 +638,13 @@ class PendingBackward:
             node.fused = self
 
     def grad(self, index: int, dtype: Any) -> Any:
-        """Target ``index``'s gradient as ``dtype``, sliced out of its packed output on first read."""
+        """Target ``index``'s gradient as ``dtype`` (its buffer's), sliced out of its packed output on
+        first read."""
         grad = self.grads[index]
         if grad is None:
             group, offset, shape = self.layout.places[index]
             grad = self.grads[index] = _unpack(self.packed[group], offset, shape)
-        return grad if grad.dtype == dtype else grad.astype(dtype)
+        return _as_dtype(grad, dtype)
 
     def buffer_positions(self, buffers: Sequence[NDArray]) -> list[int] | None:
         """Where each of these gradient buffers is among this backward's targets (None if one is
@@ -688,15 +702,23 @@ class PendingBackward:
                 raise plan.error(err) from None
             new_weights, new_states, values, grads = result if update is not None else (None, None, *result)
             plan.finish(values)
-            if update is not None:  # the small gradients come packed: each is sliced out when read
-                grads, self.packed = self.layout.split(grads)
-            self.grads = grads
-            for buffer, grad in zip(self.buffers, grads):
+            if update is None:
+                self.grads, written = grads, range(len(grads))
+            else:  # the small gradients come packed: each is sliced out of them when read
+                layout = self.layout
+                self.grads, self.packed, written = layout.split(grads), grads[len(layout.alone):], layout.alone
+            buffers = self.buffers
+            for t in written:
+                buffer = buffers[t]
                 var = buffer._var if buffer is not None else None
-                if grad is not None and type(var) is _GradLazy and var.run is self:  # (not rewritten since)
-                    if grad.dtype != buffer._data.dtype:
-                        grad = grad.astype(buffer._data.dtype)
-                    buffer._data, buffer._var = grad, None
+                if type(var) is _GradLazy and var.run is self:  # (not rewritten since the backward)
+                    buffer._data, buffer._var = self.grad(t, buffer._data.dtype), None
+            if update is not None:  # a packed gradient's buffer holds its packed output only, not this run
+                for t, (group, offset, shape) in self.layout.places.items():
+                    buffer = buffers[t]
+                    var = buffer._var if buffer is not None else None
+                    if type(var) is _GradLazy and var.run is self:
+                        buffer._var = _PackedGrad(self.packed[group], offset, shape)
             self.plan = self.olds = None
             if update is None:
                 return None
@@ -756,14 +778,18 @@ class _Packing:
         return [grads[t] for t in self.alone] + [jnp.concatenate([grads[t].ravel() for t in members])
                                                  for members in self.groups]
 
-    def split(self, outputs: list) -> tuple[list, list]:
-        """The program's gradient outputs as (per target: the array or None if packed, packed arrays)."""
+    def split(self, outputs: list) -> list:
+        """Per target, its gradient among the program's outputs, or None if it is packed."""
         if not self.groups:
-            return outputs, []
+            return outputs
         grads = [None] * (len(self.alone) + len(self.places))
         for t, grad in zip(self.alone, outputs):
             grads[t] = grad
-        return grads, outputs[len(self.alone):]
+        return grads
+
+
+def _as_dtype(value: jax.Array, dtype: Any) -> jax.Array:
+    return value if value.dtype == dtype else value.astype(dtype)
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2))

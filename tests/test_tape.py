@@ -1,6 +1,7 @@
 """Deferred tape nodes: a hybridized block under record() is differentiated with its loss in one
 program, and fused with the optimizer's update; every path gives raw JAX's numbers."""
 import re
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -240,15 +241,18 @@ def test_small_gradients_of_a_fused_step_come_packed_and_are_sliced_when_read(mo
         loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
     loss.backward()
     early_view = params[1].grad().as_nd_ndarray()  # shares the lazy gradient
+    run = weakref.ref(params[0].grad()._var.run)
     trainer.step(1)
     assert params[0].grad()._var is None  # output on its own
-    run = params[1].grad()._var.run
-    assert all(p.grad()._var.run is run for p in params[1:])  # still lazy: sliced out of one output
-    assert len(run.packed) == 1 and run.packed[0].shape == (8 + 24 + 3,)
+    lazies = [p.grad()._var for p in params[1:]]
+    assert all(type(v) is _tape._PackedGrad for v in lazies)  # still lazy: sliced out of one output
+    assert all(v.packed is lazies[0].packed for v in lazies) and lazies[0].packed.shape == (8 + 24 + 3,)
     for p, g in zip(params, want):
         _close(p.grad(), g)
         assert p.grad().dtype == onp.float32
+    assert run() is not None  # the early view's lazy gradient still reads through the run...
     _close(early_view, want[1])
+    assert run() is None  # ...and once it has, nothing holds the run and its other outputs
 
 
 def test_packing_groups_small_gradients_by_dtype():
@@ -259,8 +263,9 @@ def test_packing_groups_small_gradients_by_dtype():
     assert layout.places[2] == (0, 20, (7,)) and layout.places[3] == (1, 3, (2, 2))
     grads = [jnp.arange(20.0).reshape(4, 5), jnp.ones(3, jnp.float16), jnp.full(7, 2.0),
              jnp.zeros((2, 2), jnp.float16), jnp.ones(9, jnp.bfloat16), jnp.ones(1 << 20)]
-    alone, packed = layout.split(layout.pack(grads))
-    assert [a is None for a in alone] == [True, True, True, True, False, False]
+    outputs = layout.pack(grads)
+    assert [a is None for a in layout.split(outputs)] == [True, True, True, True, False, False]
+    packed = outputs[len(layout.alone):]
     assert [p.shape for p in packed] == [(27,), (7,)]
     onp.testing.assert_array_equal(_tape._unpack(packed[0], 20, (7,)), grads[2])
     onp.testing.assert_array_equal(_tape._unpack(packed[1], 3, (2, 2)), grads[3])
