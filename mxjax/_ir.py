@@ -111,7 +111,9 @@ def _graph_dict(outputs: list[Entry], encode_params: Any, num_outputs: Any, op_n
         attrs = dict(node.attrs)
         if not node.is_variable:
             params = encode_params(node) if encode_params else {k: encode_attr(v) for k, v in node.params.items()}
-            attrs.update(params)
+            # a parameter mxjax passes at run time (``_train``: the mode) is no MXNet attribute; MXNet's
+            # parameter parser rejects unknown names.  MXNet's hidden attributes are ``__name__``.
+            attrs.update({k: v for k, v in params.items() if not (k[0] == "_" and k[1:2] != "_")})
         written = node.op if node.is_variable or op_name is None else op_name(node)
         entry: dict[str, Any] = {"op": written, "name": node.name}
         if attrs:
