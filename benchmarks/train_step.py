@@ -182,7 +182,7 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=20, help="rounds of the training-loop measurement")
+    parser.add_argument("--repeat", type=int, default=40, help="rounds of the training-loop measurement")
     parser.add_argument("--loop", type=int, default=10, help="steps per round of the training loop")
     args = parser.parse_args()
     rng = onp.random.default_rng(0)
