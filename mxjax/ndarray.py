@@ -487,6 +487,16 @@ class NDArray:
             for array, data in zip(arrays, datas):
                 array._data = data
 
+    def _overwrite(self, data: Any) -> None:
+        """Replace the value without reading the old one: a lazy value is dropped uncomputed (a
+        zeroed gradient need not run the backward that was to write it); pending engine writes are
+        waited for."""
+        var = self._var
+        if var is not None and not isinstance(var, Lazy):
+            self.to_jax()
+        with _SWAP_LOCK:
+            self._data, self._var = data, None
+
     def _take_value(self, other: "NDArray") -> None:
         """Adopt ``other``'s value (a write-back such as BatchNorm's running statistics); a lazy value
         stays lazy, computed when this array is read."""

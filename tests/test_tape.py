@@ -312,6 +312,25 @@ def test_grad_req_add_accumulates_through_lazy_backwards():
         _close(p.grad(), 2 * g)
 
 
+def test_zero_grad_after_a_lazy_backward_does_not_run_it(monkeypatch):
+    net = _net()
+    want_loss, _, _ = _oracle(_params(net))
+    runs = []
+    real = _tape.PendingBackward.run
+    monkeypatch.setattr(_tape.PendingBackward, "run", lambda self, *a, **k: runs.append(1) or real(self, *a, **k))
+    with autograd.record():
+        loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+    loss.backward()
+    net.zero_grad()
+    assert not runs
+    for p in net.collect_params().values():
+        _close(p.grad(), onp.zeros(p.shape, onp.float32))
+    _close(loss, want_loss)  # reading the loss runs the program, which leaves the zeroed buffers alone
+    assert runs
+    for p in net.collect_params().values():
+        _close(p.grad(), onp.zeros(p.shape, onp.float32))
+
+
 def test_retain_graph_and_a_second_backward():
     net = _net()
     _, _, want = _oracle(_params(net))

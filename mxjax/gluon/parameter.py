@@ -177,8 +177,8 @@ class Parameter:
 
     def zero_grad(self) -> None:
         if self._data is not None and self._data.grad is not None:
-            grad = self._data.grad
-            grad._set_data(jnp.zeros_like(grad.to_jax()))
+            grad = self._data.grad  # zeros where the weight lives, without computing a pending gradient
+            grad._overwrite(jnp.zeros_like(self._data.to_jax(), dtype=grad.dtype))
 
     def cast(self, dtype: Any) -> None:
         """Change the dtype of the values (and of the gradient)."""
