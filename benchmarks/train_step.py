@@ -83,13 +83,16 @@ def loss_fn(out, y):
 
 
 def timed_rounds(runs: dict, repeat: int, steps: int) -> dict:
-    """Per label, the seconds per step of each round; each round runs every label once, in turns,
-    so load on this machine hits all alike."""
+    """Per label, the seconds per step of each round; each round runs every label once, in an order
+    shuffled per round, so load on this machine (and what ran just before) hits all alike."""
     times: dict = {label: [] for label in runs}
+    order = list(runs)
+    shuffle = onp.random.default_rng(0).shuffle
     for _ in range(repeat):
-        for label, fn in runs.items():
+        shuffle(order)
+        for label in order:
             t = time.perf_counter()
-            fn()
+            runs[label]()
             times[label].append((time.perf_counter() - t) / steps)
     return times
 
