@@ -255,6 +255,40 @@ def test_small_gradients_of_a_fused_step_come_packed_and_are_sliced_when_read(mo
     assert run() is None  # ...and once it has, nothing holds the run and its other outputs
 
 
+def test_two_trainers_after_one_backward_read_the_packed_gradients():
+    net = _net()
+    params = list(net.collect_params().values())
+    start, (_, _, grads) = _params(net), _oracle(_params(net))
+    first = gluon.Trainer({p.name: p for p in params[:2]}, "sgd", {"learning_rate": 0.1})
+    second = gluon.Trainer({p.name: p for p in params[2:]}, "sgd", {"learning_rate": 0.1})
+    with autograd.record():
+        loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+    loss.backward()
+    first.step(1)  # runs backward and update together; the second trainer reads its results
+    second.step(1)
+    for p, w, g in zip(params, start, grads):
+        _close(p.data(), onp.asarray(w) - 0.1 * g)
+        _close(p.grad(), g)
+
+
+def test_float16_training_with_master_weights_matches_imperative_training():
+    nets = [_net(hybridize=h) for h in (True, False)]
+    x = mx.np.array(X.astype(onp.float16))
+    for net in nets:
+        net.cast("float16")
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "multi_precision": True})
+        for _ in range(2):
+            with autograd.record():
+                loss, _ = _mx_loss(net, x, mx.np.array(Y))
+            loss.backward()
+            trainer.step(1)
+    assert all(type(p.grad()._var) is _tape._PackedGrad for p in nets[0].collect_params().values())  # fused
+    for a, b in zip(nets[0].collect_params().values(), nets[1].collect_params().values()):
+        assert a.data().dtype == a.grad().dtype == onp.float16
+        _close(a.data(), b.data().asnumpy(), rtol=2e-3, atol=2e-3)
+        _close(a.grad(), b.grad().asnumpy(), rtol=2e-2, atol=2e-3)
+
+
 def test_packing_groups_small_gradients_by_dtype():
     layout = _tape._Packing([((4, 5), jnp.float32), ((3,), jnp.float16), ((7,), jnp.float32),
                              ((2, 2), jnp.float16), ((9,), jnp.bfloat16), ((1 << 20,), jnp.float32)])
