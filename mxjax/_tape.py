@@ -351,21 +351,22 @@ def _probe_refcounts() -> tuple[int, int]:
 _NAMED_REFS, _HELD_REFS = _probe_refcounts()
 
 
-def _kept(nodes: list[Node], wiring: list) -> tuple:
+def _kept(nodes: list[Node], internal: list) -> tuple:
     """Per node, which outputs a program returns: not those that only later nodes of the program
     read.  Nothing else holds their arrays (not the user, a view or a weak reference), so nothing
     can read them afterwards; returning them would keep every intermediate of the loss alive (a
-    ``log_softmax`` over a vocabulary) and cost an output buffer each."""
+    ``log_softmax`` over a vocabulary) and cost an output buffer each.  ``internal``: the plan's
+    reads of its own nodes' outputs (see :meth:`_Plan.add`)."""
     kept = [[True] * len(node.out_avals) for node in nodes]
     read: dict = {}  # id(array) -> [array, uses, producer position, output index]
-    for node, (_, _, _, slots) in zip(nodes, wiring):
-        for slot, (k, i) in enumerate(slots):
-            if k >= 0:
-                found = read.get(id(node.inputs[slot]))
-                if found is None:
-                    read[id(node.inputs[slot])] = [node.inputs[slot], 1, k, i]
-                else:
-                    found[1] += 1
+    for position, slot, k, i in internal:
+        x = nodes[position].inputs[slot]
+        found = read.get(id(x))
+        if found is None:
+            read[id(x)] = [x, 1, k, i]
+        else:
+            found[1] += 1
+    x = None  # (the loop's last reference would count below)
     for entry in read.values():
         x, uses, k, i = entry
         # x is held by ``entry``, the name x and one consumer input per use, and nothing else; its lazy
@@ -399,6 +400,7 @@ class _Plan:
         self.wiring: list = []
         self.read: list = []  # per node: whether a later node reads an output
         self.unread = 0
+        self.internal: list = []  # (node position, slot, producer position, output index) per such read
 
     def add(self, node: Node) -> None:
         """Wire ``node`` in after the nodes added so far."""
@@ -410,6 +412,7 @@ class _Plan:
                 k = local.get(id(var.node)) if type(var) is _Deferred else None
                 if k is not None:
                     slots.append((k, var.index))
+                    self.internal.append((len(self.refs), slot, k, var.index))
                     if not read[k]:
                         read[k] = True
                         self.unread -= 1
@@ -459,7 +462,7 @@ class _Plan:
                     self.cts.append(ct)
         wiring = self.wiring
         self.wiring = (tuple(wiring), tuple(ct_refs), tuple(self.diff_positions),
-                       tuple(map(tuple, self.target_slots)), _kept(nodes, wiring))
+                       tuple(map(tuple, self.target_slots)), _kept(nodes, self.internal))
         self.key = _structure_id((self.wiring, tuple(node.sig for node in nodes)))
 
     @classmethod
