@@ -397,7 +397,10 @@ class _Plan:
         self.target_index: dict = {}
         self.target_slots: list = []
         self.diff_positions: list = []
-        self.wiring: list = []
+        self.node_wiring: list = []  # per node: (key, diff, multi, input slots)
+        # once sealed, the program's structure: (node wiring, cotangent slots, diff positions, target
+        # slots, kept outputs)
+        self.wiring: tuple | None = None
         self.read: list = []  # per node: whether a later node reads an output
         self.unread = 0
         self.internal: list = []  # (node position, slot, producer position, output index) per such read
@@ -436,7 +439,7 @@ class _Plan:
         self.refs.append(weakref.ref(node))
         read.append(False)
         self.unread += 1
-        self.wiring.append((node.key, node.diff, node.multi, tuple(slots)))
+        self.node_wiring.append((node.key, node.diff, node.multi, tuple(slots)))
 
     def chain_to(self, node: Node) -> bool:
         """Whether every node of this region leads to ``node``, its last, and none has run or been planned."""
@@ -460,8 +463,7 @@ class _Plan:
                 if ct is not None:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
-        wiring = self.wiring
-        self.wiring = (tuple(wiring), tuple(ct_refs), tuple(self.diff_positions),
+        self.wiring = (tuple(self.node_wiring), tuple(ct_refs), tuple(self.diff_positions),
                        tuple(map(tuple, self.target_slots)), _kept(nodes, self.internal))
         self.key = _structure_id((self.wiring, tuple(node.sig for node in nodes)))
 

@@ -226,7 +226,6 @@ def _reachable(heads: list) -> list:
     return nodes
 
 
-
 class _Cotangents:
     """Summed cotangents per node output and per variable (arrays used twice add up)."""
 
