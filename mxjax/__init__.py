@@ -5,9 +5,10 @@ from . import _config  # noqa: F401  (turns on JAX's 64-bit mode before any arra
 from . import _deferred_compute, autograd, base, device, engine, operator
 from .base import MXNetError
 from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus
-from .ndarray import NDArray, waitall
+from ._ndarray import NDArray, waitall
 from . import numpy as np
-from . import nd
+from . import ndarray
+from . import ndarray as nd
 from . import numpy_extension as npx
 from . import initializer, lr_scheduler, name, optimizer, random
 from . import initializer as init

@@ -14,7 +14,7 @@ import numpy as onp
 
 from . import serialization
 from .base import MXNetTypeError
-from .ndarray import NDArray
+from ._ndarray import NDArray
 
 __all__ = ["save_params", "load_arrays", "save_npx", "savez"]
 

@@ -22,7 +22,7 @@ import jax
 from . import _config, _ir
 from ._ir import Node, topo_order
 from .base import MXNetError
-from .ndarray import LAZY, NDArray, _default_class, infer_outputs, reset_handler, set_handler, wrap_outputs
+from ._ndarray import LAZY, NDArray, _default_class, infer_outputs, reset_handler, set_handler, wrap_outputs
 from .operator import OpDef
 from .operator.naming import json_name, op_for_json_name, scalar_twin
 

@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .base import MXNetError
-from .ndarray import Lazy, NDArray, op_error, wrap_outputs
+from ._ndarray import Lazy, NDArray, op_error, wrap_outputs
 
 _sequence = itertools.count()
 seq_of = attrgetter("seq")  # sort key: recording order

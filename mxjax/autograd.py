@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from . import _config, _ir, _tape
 from ._tape import Leaf as _Leaf, Node as _Node, differentiable as _differentiable
 from .base import MXNetError
-from .ndarray import NDArray, _autograd_link, current_handler, invoke_eager, reset_handler, set_handler
+from ._ndarray import NDArray, _autograd_link, current_handler, invoke_eager, reset_handler, set_handler
 from .operator import OpDef
 from .operator.naming import json_name
 

@@ -29,7 +29,8 @@ import numpy as onp
 
 from . import _rng
 from .base import MXNetTypeError, MXNetValueError
-from .ndarray import NDArray
+from ._ndarray import NDArray
+from .ndarray._io import load
 
 __all__ = [
     "InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero", "Zeros", "One", "Ones",
@@ -311,8 +312,7 @@ class Load:
 
     def __init__(self, param: Any, default_init: Any = None, verbose: bool = False):
         if isinstance(param, str):
-            from . import nd
-            param = nd.load(param)
+            param = load(param)
         if not isinstance(param, dict):
             raise MXNetTypeError(f"Load: expected a file name or a dict of name -> array, got {type(param).__name__}")
         self.param = {name[4:] if name.startswith(("arg:", "aux:")) else name: arr for name, arr in param.items()}

@@ -21,7 +21,7 @@ import numpy as onp
 from . import _config, _rng
 from .base import MXNetValueError
 from ._frontend import make_function, store_out
-from .ndarray import NDArray, _default_class
+from ._ndarray import NDArray, _default_class
 from .numpy.random import as_input, binds, require
 
 

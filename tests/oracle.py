@@ -9,7 +9,7 @@ import pytest
 
 import mxjax as mx
 from mxjax import autograd
-from mxjax.ndarray import invoke
+from mxjax._ndarray import invoke
 from mxjax.operator import get_op
 
 

@@ -26,7 +26,7 @@ import jax
 import numpy as onp
 
 from .._ir import Entry, Node, topo_order
-from ..ndarray import NDArray, invoke
+from .._ndarray import NDArray, invoke
 from ..operator.dynamic import check_mask, mask_rows
 from ..operator.registry import get_op
 from ..symbol.interpret import CONSTANTS, call_params, node_op

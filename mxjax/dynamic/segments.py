@@ -26,7 +26,7 @@ import numpy as onp
 
 from .. import _tape, autograd
 from .._ir import Entry, Node, topo_order
-from ..ndarray import NDArray, invoke, np_class
+from .._ndarray import NDArray, invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
 from ..symbol.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
 from .buckets import VALID, Padded, input_names, plan, selection

@@ -22,7 +22,8 @@ from .. import _config, _deferred_compute as dc
 from .. import _rng, _tape, autograd, initializer
 from ..base import MXNetError, MXNetValueError
 from ..device import Device
-from ..ndarray import NDArray, np_class
+from .._ndarray import NDArray, np_class
+from ..ndarray._io import load, save
 from ..subgraph import get_backend
 from ..symbol import var
 from ..dynamic.segments import SegmentedGraph, dynamic_ops
@@ -135,7 +136,6 @@ class Block:
     # -- saving and loading ------------------------------------------------------------------
     def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
         """Save by structural name (``0.weight``) in MXNet's ``.params`` format (NumPy-mode v3 records)."""
-        from ..nd import save
         arrays = {}
         seen: set[int] = set()
         for name, param in self._collect():
@@ -149,7 +149,6 @@ class Block:
                         ignore_extra: bool = False, cast_dtype: bool = False, dtype_source: str = "current",
                         ctx: Device | None = None) -> None:
         """Load a ``save_parameters`` (or ``export``: ``arg:``/``aux:``) file into this block's parameters."""
-        from ..nd import load
         loaded = load(filename)
         if not isinstance(loaded, dict):
             raise MXNetError(f"load_parameters: {filename} holds an unnamed list of arrays, not parameters")
@@ -483,7 +482,6 @@ class HybridBlock(Block):
         for name in symbol.list_inputs():
             if name in by_name:
                 arrays[("aux:" if name in aux else "arg:") + name] = by_name[name].data()
-        from ..nd import save
         save(params_file, arrays)
         return symbol_file, params_file
 

@@ -14,7 +14,7 @@ import numpy as onp
 from .. import initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device, current_device
-from ..ndarray import NDArray, np_class
+from .._ndarray import NDArray, np_class
 
 __all__ = ["Parameter", "Constant", "DeferredInitializationError"]
 

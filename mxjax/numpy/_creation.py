@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..device import Device
-from ..ndarray import NDArray
-from ..ndarray import array as _core_array
+from .._ndarray import NDArray
+from .._ndarray import array as _core_array
 from .multiarray import ndarray
 
 __all__ = ["array", "asarray"]

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as onp
 
 from ..base import MXNetTypeError, MXNetValueError, normalize_dtype
-from ..ndarray import NDArray, invoke, np_class
+from .._ndarray import NDArray, invoke, np_class
 from ..operator import get_op
 from ..operator.manipulation import pad_pairs
 from ._maker import by_shape_array, np_function

@@ -13,7 +13,7 @@ import numpy as onp
 
 from .._frontend import store_out
 from ..base import MXNetTypeError, MXNetValueError
-from ..ndarray import NDArray, invoke, np_class
+from .._ndarray import NDArray, invoke, np_class
 from ..operator import get_op
 from ._maker import np_function
 

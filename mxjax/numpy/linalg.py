@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ndarray import invoke
+from .._ndarray import invoke
 from ..operator import get_op
 from ._maker import np_function
 from .multiarray import ndarray

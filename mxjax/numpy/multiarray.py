@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as onp
 
-from ..ndarray import NDArray, invoke, register_pytree, set_np_class
+from .._ndarray import NDArray, invoke, register_pytree, set_np_class
 from ..operator import get_op
 from . import _elemwise, _manipulation, _reduction, _sorting
 

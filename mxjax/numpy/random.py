@@ -13,7 +13,7 @@ import numpy as onp
 
 from .. import _rng
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
-from ..ndarray import NDArray
+from .._ndarray import NDArray
 from ._creation import array
 from ._maker import np_function
 

@@ -28,7 +28,7 @@ from .. import _config
 from .._deferred_compute import context as _dc_context, is_deferred_compute, set_variable
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
-from ..ndarray import Lazy, NDArray, current_handler, invoke, reset_handler, set_handler, wrap_outputs
+from .._ndarray import Lazy, NDArray, current_handler, invoke, reset_handler, set_handler, wrap_outputs
 from ..operator import OpDef, get_op
 from ..operator.control_flow import SUBGRAPHS, Subgraph
 from ..operator.naming import json_name

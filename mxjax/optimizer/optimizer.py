@@ -12,7 +12,7 @@ import optax
 
 from .. import _tape
 from ..base import MXNetTypeError, MXNetValueError
-from ..ndarray import NDArray
+from .._ndarray import NDArray
 
 __all__ = ["Optimizer", "create", "register"]
 

@@ -7,7 +7,7 @@ from typing import Any
 import jax
 
 from ..device import array_device_id
-from ..ndarray import NDArray
+from .._ndarray import NDArray
 from .optimizer import Optimizer
 
 __all__ = ["Updater", "get_updater"]

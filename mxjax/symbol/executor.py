@@ -33,7 +33,7 @@ from jax.extend.core import Literal
 from .. import _rng
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
-from ..ndarray import NDArray, _default_class, array
+from .._ndarray import NDArray, _default_class, array
 from .interpret import graph_function, node_op
 from .memory import MemoryPlan, plan_memory
 

@@ -19,7 +19,7 @@ from .. import name as _names
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
 from ..device import Device, current_device
-from ..ndarray import reset_handler, set_handler
+from .._ndarray import reset_handler, set_handler
 from ..operator import OpDef, get_op
 from ..serialization import DTYPE_TO_FLAG
 from . import infer

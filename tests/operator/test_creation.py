@@ -5,7 +5,7 @@ import pytest
 import mxjax as mx
 from mxjax import _config
 from mxjax.base import MXNetError
-from mxjax.ndarray import invoke
+from mxjax._ndarray import invoke
 from mxjax.operator import get_op
 
 np = mx.np

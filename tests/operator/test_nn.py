@@ -13,7 +13,7 @@ import mxjax as mx
 from mxjax import _config
 import mxjax.numpy_extension as npx
 from mxjax.base import MXNetError
-from mxjax.ndarray import invoke
+from mxjax._ndarray import invoke
 from mxjax.operator import get_op
 
 _run = run_op

@@ -11,7 +11,7 @@ from oracle import check, run_op
 
 import mxjax as mx
 import mxjax.numpy_extension as npx
-from mxjax.ndarray import invoke
+from mxjax._ndarray import invoke
 from mxjax.operator import get_op
 
 _run = run_op

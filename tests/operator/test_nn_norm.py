@@ -10,7 +10,7 @@ from oracle import check, run_op
 import mxjax as mx
 from mxjax import _config
 import mxjax.numpy_extension as npx
-from mxjax.ndarray import invoke
+from mxjax._ndarray import invoke
 from mxjax.operator import get_op
 
 _run = run_op

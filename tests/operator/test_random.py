@@ -10,7 +10,7 @@ import pytest
 import mxjax as mx
 import mxjax.random as mxr
 from mxjax._frontend import make_function
-from mxjax.ndarray import NDArray
+from mxjax._ndarray import NDArray
 
 rnd = mx.np.random
 N = 20000

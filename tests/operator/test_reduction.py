@@ -4,7 +4,7 @@ import pytest
 
 import mxjax as mx
 from mxjax.base import MXNetError, MXNetTypeError, MXNetValueError
-from mxjax.ndarray import invoke
+from mxjax._ndarray import invoke
 from mxjax.operator import get_op
 
 np = mx.np

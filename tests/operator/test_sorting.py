@@ -147,7 +147,7 @@ def test_positional_arguments_follow_numpy():
 
 def test_json_params_decode():
     """Parameters arrive from symbol JSON as strings; the op reads them with its annotations."""
-    from mxjax.ndarray import invoke
+    from mxjax._ndarray import invoke
     op = get_op("unique")
     params = op.decode_params({"return_index": "False", "return_inverse": "True", "return_counts": "1",
                                "axis": "None"})

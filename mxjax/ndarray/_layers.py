@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..ndarray import NDArray
+from .._ndarray import NDArray
 from ..numpy_extension import _nn as _npx
 from ..operator import get_op
 
@@ -38,7 +38,7 @@ def _legacy_layer(fn: Callable, name: str, rename: dict[str, str], doc: str) -> 
         return result if kwargs.get("out") is not None else as_legacy(result)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
-    function.__module__ = "mxjax.nd"
+    function.__module__ = "mxjax.ndarray"
     function.op = get_op(name)  # type: ignore[attr-defined]
     return function
 

@@ -53,7 +53,7 @@ def test_jax_interop():
     g = jax.grad(lambda v: (v * v).sum().to_jax())(x)
     onp.testing.assert_allclose(onp.asarray(g), [2, 4, 6])
     onp.testing.assert_array_equal(onp.from_dlpack(x), x.asnumpy())
-    assert type(mx.ndarray.from_jax(jnp.ones(2), mx.np.ndarray)) is mx.np.ndarray
+    assert type(mx._ndarray.from_jax(jnp.ones(2), mx.np.ndarray)) is mx.np.ndarray
 
 
 def test_repr():

@@ -7,9 +7,9 @@ shape (1,), ``exclude=`` inverts the reduced axes.
 import numpy as onp
 import pytest
 
-import mxjax.nd as nd
+import mxjax.ndarray as nd
 from mxjax.base import MXNetError
-from mxjax.ndarray import NDArray
+from mxjax._ndarray import NDArray
 from mxjax.operator import get_op
 from mxjax.operator.legacy import LEGACY_JSON_NAMES, legacy_op_name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._array_io import load_arrays, save_params
-from ..ndarray import NDArray
+from .._ndarray import NDArray
 from ..numpy.multiarray import ndarray
 
 __all__ = ["save", "load"]

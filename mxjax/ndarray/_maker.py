@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._frontend import make_function
-from ..ndarray import NDArray
+from .._ndarray import NDArray
 
 
 def nd_function(op: str, name: str | None = None, *, rename: dict[str, str] | None = None,
@@ -15,7 +15,7 @@ def nd_function(op: str, name: str | None = None, *, rename: dict[str, str] | No
     as separate positional arguments (``nd.concat(a, b, dim=0)``).
     """
     options.setdefault("sequence_input", False)
-    fn = make_function(op, name=name or op, out_cls=NDArray, legacy=True, module="mxjax.nd", **options)
+    fn = make_function(op, name=name or op, out_cls=NDArray, legacy=True, module="mxjax.ndarray", **options)
     renames = tuple({**_legacy_input_names(fn.op), **(rename or {})}.items())
     if not renames:
         return fn
@@ -29,7 +29,7 @@ def nd_function(op: str, name: str | None = None, *, rename: dict[str, str] | No
 
     function.__name__ = function.__qualname__ = fn.__name__
     function.__doc__ = fn.__doc__
-    function.__module__ = "mxjax.nd"
+    function.__module__ = "mxjax.ndarray"
     function.op = fn.op  # type: ignore[attr-defined]
     return function
 

@@ -14,11 +14,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as onp
 
-from .. import ndarray as _nd
+from .. import _ndarray as _nd
 from .._frontend import place, store_out
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
 from ..device import Device
-from ..ndarray import NDArray, invoke
+from .._ndarray import NDArray, invoke
 from ..operator import get_op
 from . import _legacy
 
@@ -130,7 +130,7 @@ def _binary(name: str, array_op: str, scalar_op: str, rscalar_op: str, py_fn: Ca
         return _ufunc(lhs, rhs, array_op, scalar_op, rscalar_op, py_fn, float_op, name, out)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"{doc}, element-wise with broadcasting; an array and a scalar keep the array's dtype."
-    function.__module__ = "mxjax.nd"
+    function.__module__ = "mxjax.ndarray"
     return function
 
 

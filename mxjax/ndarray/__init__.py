@@ -8,7 +8,7 @@ and ``mx.npx`` use, accepting the 1.x keyword names (``data=``, ``lhs=``/``rhs=`
 """
 from __future__ import annotations
 
-from ..ndarray import NDArray
+from .._ndarray import NDArray
 from ._legacy import *  # noqa: F401,F403
 from ._legacy import __all__ as _legacy_all
 from ._shared import *  # noqa: F401,F403
@@ -20,7 +20,7 @@ from ._layers import __all__ as _layers_all
 from . import contrib, linalg, random  # noqa: F401
 from ._io import save, load  # noqa: F401
 from ._fluent import FLUENT_METHODS
-from ..ndarray import register_fluent_methods
+from .._ndarray import register_fluent_methods
 
 register_fluent_methods(FLUENT_METHODS)
 

@@ -21,7 +21,7 @@ def _nd(fn: Callable) -> Callable:
         return result if kwargs.get("out") is not None else as_legacy(result)
     function.__name__ = function.__qualname__ = fn.__name__
     function.__doc__ = fn.__doc__
-    function.__module__ = "mxjax.nd.random"
+    function.__module__ = "mxjax.ndarray.random"
     return function
 
 

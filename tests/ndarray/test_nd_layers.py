@@ -4,9 +4,9 @@ import jax.numpy as jnp
 import numpy as onp
 import pytest
 
-import mxjax.nd as nd
+import mxjax.ndarray as nd
 import mxjax.numpy_extension as npx
-from mxjax.ndarray import NDArray
+from mxjax._ndarray import NDArray
 from mxjax.operator import get_op
 
 RNG = onp.random.default_rng(2)

@@ -2,8 +2,8 @@
 import numpy as onp
 import pytest
 
-import mxjax.nd as nd
-from mxjax.ndarray import NDArray
+import mxjax.ndarray as nd
+from mxjax._ndarray import NDArray
 from mxjax.operator import get_op
 
 RNG = onp.random.default_rng(1)
