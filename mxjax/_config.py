@@ -26,6 +26,18 @@ _np_array = contextvars.ContextVar("mxjax_np_array", default=None)
 
 _training = contextvars.ContextVar("mxjax_training", default=False)
 
+_x64_state = jax.enable_x64
+
+
+@contextlib.contextmanager
+def x64() -> Iterator[None]:
+    """Run JAX with 64-bit types on for this thread's scope (mxjax's own calls), whatever the process says."""
+    previous = _x64_state.swap_local(True)
+    try:
+        yield
+    finally:
+        _x64_state.set_local(previous)
+
 _on_dtype_change: list[Callable[[], None]] = []
 
 
