@@ -29,14 +29,14 @@ def check(got: Any, want: Any, dtype: str = "float32", rtol: float = 1e-5, atol:
 
 # ----------------------------------------------------------------------------- fixtures
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "formats" / "fixtures"
+FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures" / "formats"
 
 
 def fixture(*parts: str) -> Any:
-    """Path of a file under shared/formats/fixtures (the test is skipped if it is missing)."""
+    """Path of a file under tests/fixtures/formats (files written by real MXNet 1.9.1)."""
     path = FIXTURES.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"fixture {path} is missing")
+        raise FileNotFoundError(f"fixture {path} is missing")
     return path
 
 

@@ -7,8 +7,7 @@ import pytest
 
 import mxjax as mx
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "formats" / "fixtures"
-needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared/formats/fixtures not found")
+FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures" / "formats"
 REWRITABLE = ["dict_mixed", "list_mixed", "single", "empty", "np_semantics"]
 
 
@@ -18,7 +17,7 @@ def _expected(name):
     return meta, values
 
 
-@needs_fixtures
+
 @pytest.mark.parametrize("name", REWRITABLE + ["legacy_v0", "legacy_v1", "sparse"])
 def test_fixture_values(name):
     meta, values = _expected(name)
@@ -38,7 +37,7 @@ def test_fixture_values(name):
         onp.testing.assert_array_equal(got, want)
 
 
-@needs_fixtures
+
 @pytest.mark.parametrize("name", REWRITABLE)
 def test_fixtures_resave_to_mxnet_bytes(name, tmp_path):
     path = FIXTURES / "ndarray" / f"{name}.params"
@@ -47,7 +46,7 @@ def test_fixtures_resave_to_mxnet_bytes(name, tmp_path):
     assert out.read_bytes() == path.read_bytes()
 
 
-@needs_fixtures
+
 def test_v3_records_load_as_np_arrays():
     loaded = mx.nd.load(str(FIXTURES / "ndarray" / "np_semantics.params"))
     assert all(type(v) is mx.np.ndarray for v in loaded.values())

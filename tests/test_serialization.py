@@ -1,7 +1,7 @@
 """Tests for mxjax.serialization: MXNet's NDArray list format and the npz/npy dispatch.
 
 Fixture files were written by real MXNet 1.9.1 (see shared/formats/FORMATS.md,
-section 4); they live in the shared folder beside the repository checkout.
+section 4); copies live in tests/fixtures/formats (tools/make_format_fixtures.py wrote them).
 """
 from __future__ import annotations
 
@@ -31,11 +31,8 @@ V1, V2, V3 = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
 
 
 def fixtures() -> Path:
-    """The shared fixture folder beside the repo checkout; skip when it is absent."""
-    path = Path(__file__).resolve().parents[1].parent / "shared" / "formats" / "fixtures"
-    if not path.is_dir():
-        pytest.skip("shared/formats/fixtures not found beside the repository")
-    return path
+    """The MXNet 1.9.1 format fixtures (tests/fixtures/formats, made by tools/make_format_fixtures.py)."""
+    return Path(__file__).resolve().parent / "fixtures" / "formats"
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ import pytest
 import mxjax as mx
 from mxjax import visualization as viz
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "formats" / "fixtures" / "gluon"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats" / "gluon"
 DATA = (2, 3, 10, 10)
 CM = ("#8dd3c7", "#fb8072", "#ffffb3", "#bebada", "#80b1d3", "#fdb462", "#b3de69", "#fccde5")
 
@@ -124,9 +124,7 @@ def test_plot_network_attrs_title_format():
 
 
 def test_plot_network_npx_op_names():
-    text = (FIXTURES / "tiny_np-symbol.json").read_text() if (FIXTURES / "tiny_np-symbol.json").exists() else None
-    if text is None:
-        pytest.skip("MXNet fixtures not available")
+    text = (FIXTURES / "tiny_np-symbol.json").read_text()
     graph = json.loads(text)
     for node in graph["nodes"]:  # the same graph as MXNet 2 may spell it
         node["op"] = {"FullyConnected": "_npx_fully_connected", "Activation": "_npx_activation"}.get(
@@ -260,8 +258,6 @@ def test_print_summary_bad_input(capsys):
 def test_print_summary_mxnet_fixture(capsys):
     path = FIXTURES / "tiny-symbol.json"
     expected_path = FIXTURES / "tiny.expected.json"
-    if not (path.exists() and expected_path.exists()):
-        pytest.skip("MXNet fixtures not available")
     sym = mx.sym.load(str(path))
     viz.print_summary(sym, shape={"data": (2, 3, 6, 6)})
     rows, total = _rows(capsys.readouterr().out)

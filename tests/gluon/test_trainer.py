@@ -14,7 +14,7 @@ from mxjax import autograd, gluon
 from mxjax.gluon import nn
 from optimizer_rules import CASES, ref_lars
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "formats" / "fixtures"
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 RNG = onp.random.default_rng(0)
 X = RNG.normal(size=(6, 5)).astype(onp.float32)
 
@@ -166,7 +166,6 @@ def test_only_a_backward_makes_a_gradient_fresh():
     trainer.step(1)
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared fixtures not found")
 @pytest.mark.parametrize("name", ["tiny", "tiny_np"])
 def test_symbol_block_imports_mxnet_models(name):
     params_file = glob.glob(str(FIXTURES / "gluon" / f"{name}-0*.params"))[0]
