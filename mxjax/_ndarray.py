@@ -43,8 +43,23 @@ def current_handler() -> Any:
     return _handler.get()
 
 
+# Set by ``mxjax.profiler`` while it records operators: ``hook(_dispatch, op, inputs, params, out_cls)``
+# times ``_dispatch(op, inputs, params, out_cls)``.  ``None`` (one global test per op) when off.
+_profile_hook: Any = None
+
+
 def invoke(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls: type | None = None) -> Any:
     """Run ``op`` on NDArrays/scalars; returns NDArray(s) of ``out_cls`` (default: the first input's class)."""
+    if _profile_hook is not None:
+        return _profile_hook(_dispatch, op, inputs, params, out_cls)
+    handler = _handler.get()
+    if handler is not None:
+        return handler.invoke(op, inputs, params, out_cls)
+    return invoke_eager(op, inputs, params, out_cls)
+
+
+def _dispatch(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
+    """:func:`invoke` without the profiler test (what the profiler's hook times)."""
     handler = _handler.get()
     if handler is not None:
         return handler.invoke(op, inputs, params, out_cls)
@@ -104,7 +119,7 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
     compiled = op.bind(params)
 
     def run() -> None:
-        datas = [x._data if isinstance(x, NDArray) else x for x in inputs]
+        datas = [_settled(x._data) if isinstance(x, NDArray) else x for x in inputs]
         try:
             out = compiled(*datas)
         except MXNetError:
@@ -117,6 +132,16 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
     read_vars = list({id(x.engine_var): x.engine_var for x in arrays}.values())
     _engine.push_sync(run, const_vars=read_vars, mutate_vars=[r._var for r in results], name=op.name)
     return outs
+
+
+def _settled(data: Any) -> Any:
+    """``data``, or zeros in its place when the op that should have written it never ran (it
+    inherited a failure that has since been reported and cleared: MXNet leaves such memory
+    uninitialised; mxjax gives zeros rather than a placeholder no op can read)."""
+    if isinstance(data, jax.ShapeDtypeStruct):
+        with _config.x64():
+            return jnp.zeros(data.shape, data.dtype)
+    return data
 
 
 def infer_outputs(op: OpDef, avals: Sequence[Any], params: dict | None, inputs: Sequence[Any]) -> Any:
@@ -229,17 +254,22 @@ def _op(name: str) -> OpDef:
 
 def _binary(name: str, reflected: bool = False) -> Any:
     op = get_op(name)
+    arith = name in _ARITH_OPS
 
     if reflected:
         def method(self: "NDArray", other: Any) -> Any:
-            if not isinstance(other, _SCALARS + (NDArray,)):
+            if isinstance(other, _NON_WEAK):
+                other = _python_scalar(other, type(self)._fluent, arith)
+            elif not isinstance(other, _SCALARS + (NDArray,)):
                 other = _as_operand(other)
                 if other is NotImplemented:
                     return other
             return invoke(op, (other, self), None, type(self))
     else:
         def method(self: "NDArray", other: Any) -> Any:
-            if not isinstance(other, _SCALARS + (NDArray,)):
+            if isinstance(other, _NON_WEAK):
+                other = _python_scalar(other, type(self)._fluent, arith)
+            elif not isinstance(other, _SCALARS + (NDArray,)):
                 other = _as_operand(other)
                 if other is NotImplemented:
                     return other
@@ -250,13 +280,24 @@ def _binary(name: str, reflected: bool = False) -> Any:
 
 def _inplace(name: str) -> Any:
     op = get_op(name)
+    arith = name in _ARITH_OPS
 
     def method(self: "NDArray", other: Any) -> "NDArray":
-        if not isinstance(other, _SCALARS + (NDArray,)):
+        if isinstance(other, _NON_WEAK):
+            other = _python_scalar(other, type(self)._fluent, arith)
+        elif not isinstance(other, _SCALARS + (NDArray,)):
             other = _as_operand(other)
             if other is NotImplemented:
                 return other
-        self._update(lambda current: invoke(op, (current, other), None, type(self)), op.name)
+
+        def compute(current: "NDArray") -> "NDArray":
+            out = invoke(op, (current, other), None, type(self))
+            if out._data.dtype != current._data.dtype:  # MXNet: the result must fit the array's dtype
+                raise MXNetTypeError(
+                    f"{op.name} (in place): the result dtype {out._data.dtype} cannot be stored in the "
+                    f"array of dtype {current._data.dtype} and shape {current.shape}")
+            return out
+        self._update(compute, op.name)
         return self
     method.__name__ = f"i{name}"
     return method
@@ -272,6 +313,18 @@ def _unary(name: str) -> Any:
 
 
 _SCALARS = (int, float, bool, complex, onp.generic)
+_NON_WEAK = (bool, onp.generic)  # scalars JAX would not treat as weakly typed
+
+
+_ARITH_OPS = frozenset({"add", "subtract", "multiply", "true_divide", "floor_divide", "mod", "power"})
+
+
+def _python_scalar(value: Any, legacy: bool, arith: bool) -> Any:
+    """For arithmetic, a Python bool as the int MXNet's scalar ops see (``bool_array + True`` is
+    int64); for the legacy class, any bool or NumPy scalar as a Python number (its scalar op)."""
+    if legacy and isinstance(value, onp.generic):
+        value = value.item()
+    return int(value) if isinstance(value, bool) and (arith or legacy) else value
 
 
 def _as_operand(other: Any) -> Any:
@@ -380,8 +433,10 @@ class NDArray:
             if isinstance(var, Lazy):
                 self._data = var.compute(self)
                 self._var = None
-            elif var.pending or var.exception is not None:
-                _engine.wait_for_variable(var)
+            else:
+                if var.pending or var.exception is not None:
+                    _engine.wait_for_variable(var)
+                self._data = _settled(self._data)
         return self._data
 
     def asnumpy(self) -> onp.ndarray:
@@ -613,20 +668,22 @@ class NDArray:
         return repr(self)
 
     # -- operators (one registered op each) -------------------------------------------
-    __add__ = _binary("add")
-    __radd__ = _binary("add", reflected=True)
-    __sub__ = _binary("subtract")
-    __rsub__ = _binary("subtract", reflected=True)
-    __mul__ = _binary("multiply")
-    __rmul__ = _binary("multiply", reflected=True)
-    __truediv__ = _binary("true_divide")
-    __rtruediv__ = _binary("true_divide", reflected=True)
+    # the legacy class's arithmetic: MXNet 1.x's broadcast_* ops (one dtype for both arrays, kept
+    # by the result); mx.np.ndarray rebinds these to the NumPy ops; ``//`` is NumPy's in both
+    __add__ = _binary("_legacy_broadcast_add")
+    __radd__ = _binary("_legacy_broadcast_add", reflected=True)
+    __sub__ = _binary("_legacy_broadcast_sub")
+    __rsub__ = _binary("_legacy_broadcast_sub", reflected=True)
+    __mul__ = _binary("_legacy_broadcast_mul")
+    __rmul__ = _binary("_legacy_broadcast_mul", reflected=True)
+    __truediv__ = _binary("_legacy_broadcast_div")
+    __rtruediv__ = _binary("_legacy_broadcast_div", reflected=True)
     __floordiv__ = _binary("floor_divide")
     __rfloordiv__ = _binary("floor_divide", reflected=True)
-    __mod__ = _binary("mod")
-    __rmod__ = _binary("mod", reflected=True)
-    __pow__ = _binary("power")
-    __rpow__ = _binary("power", reflected=True)
+    __mod__ = _binary("_legacy_broadcast_mod")
+    __rmod__ = _binary("_legacy_broadcast_mod", reflected=True)
+    __pow__ = _binary("_legacy_broadcast_power")
+    __rpow__ = _binary("_legacy_broadcast_power", reflected=True)
     __matmul__ = _binary("matmul")
     __rmatmul__ = _binary("matmul", reflected=True)
     __and__ = _binary("bitwise_and")
@@ -646,13 +703,13 @@ class NDArray:
     __le__ = _binary("broadcast_lesser_equal")
     __gt__ = _binary("broadcast_greater")
     __ge__ = _binary("broadcast_greater_equal")
-    __iadd__ = _inplace("add")
-    __isub__ = _inplace("subtract")
-    __imul__ = _inplace("multiply")
-    __itruediv__ = _inplace("true_divide")
+    __iadd__ = _inplace("_legacy_broadcast_add")
+    __isub__ = _inplace("_legacy_broadcast_sub")
+    __imul__ = _inplace("_legacy_broadcast_mul")
+    __itruediv__ = _inplace("_legacy_broadcast_div")
     __ifloordiv__ = _inplace("floor_divide")
-    __imod__ = _inplace("mod")
-    __ipow__ = _inplace("power")
+    __imod__ = _inplace("_legacy_broadcast_mod")
+    __ipow__ = _inplace("_legacy_broadcast_power")
     __iand__ = _inplace("bitwise_and")
     __ior__ = _inplace("bitwise_or")
     __ixor__ = _inplace("bitwise_xor")

@@ -12,8 +12,10 @@ Failure rules (identical in both engines):
 * an op that reads or writes a var carrying an exception does not run; it
   inherits the exception (earliest in push order if several) onto its own
   mutate vars;
-* the exception stays on a var until a wait reports it: ``wait_for_variable``
-  clears it from that var only, ``wait_for_all`` clears every stored failure.
+* the exception stays on a var until a wait reports it; a reported exception
+  is cleared everywhere (``wait_for_variable`` clears it from every var that
+  inherited it as well, ``wait_for_all`` clears every stored failure), so each
+  failure is raised once, as in MXNet 1.9.1 and 2.0.
 """
 from __future__ import annotations
 
@@ -261,11 +263,18 @@ class Engine:
             self._global_errors.append((seq, exc))
 
     def _take_var_failure(self, var: Var) -> BaseException | None:
-        """Pop the exception stored on one var (the wait on it reports it)."""
+        """Pop the exception stored on one var (the wait on it reports it).
+
+        As in MXNet, a failure is reported once: the same exception inherited by
+        other vars (ops that read the failed one) or kept globally is cleared too.
+        """
         exc = var.exception
         if exc is not None:
-            var.exception = None
-            self._failed.pop(var, None)
+            failed = self._failed
+            for v in [v for v in failed if v.exception is exc] + [var]:
+                v.exception = None
+                failed.pop(v, None)
+            self._global_errors[:] = [e for e in self._global_errors if e[1] is not exc]
         return exc
 
     def _take_all_failures(self) -> BaseException | None:

@@ -142,21 +142,21 @@ def _py_mod(a: Any, b: Any) -> Any:
     return 0 if b == 0 else a % b
 
 
-add = _binary("add", "add", "_plus_scalar", "_plus_scalar", operator.add, "add", "lhs + rhs")
-subtract = _binary("subtract", "subtract", "_minus_scalar", "_rminus_scalar", operator.sub, "subtract",
+add = _binary("add", "_legacy_broadcast_add", "_plus_scalar", "_plus_scalar", operator.add, "add", "lhs + rhs")
+subtract = _binary("subtract", "_legacy_broadcast_sub", "_minus_scalar", "_rminus_scalar", operator.sub, "subtract",
                    "lhs - rhs")
-multiply = _binary("multiply", "multiply", "_mul_scalar", "_mul_scalar", operator.mul, "multiply", "lhs * rhs")
-divide = _binary("divide", "true_divide", "_div_scalar", "_rdiv_scalar", operator.truediv, "true_divide",
+multiply = _binary("multiply", "_legacy_broadcast_mul", "_mul_scalar", "_mul_scalar", operator.mul, "multiply", "lhs * rhs")
+divide = _binary("divide", "_legacy_broadcast_div", "_div_scalar", "_rdiv_scalar", operator.truediv, "true_divide",
                  "lhs / rhs")
-true_divide = _binary("true_divide", "true_divide", "_div_scalar", "_rdiv_scalar", operator.truediv,
+true_divide = _binary("true_divide", "_legacy_broadcast_div", "_div_scalar", "_rdiv_scalar", operator.truediv,
                       "true_divide", "lhs / rhs")
-modulo = _binary("modulo", "mod", "_mod_scalar", "_rmod_scalar", _py_mod, None, "lhs mod rhs")
-power = _binary("power", "power", "_power_scalar", "_rpower_scalar", operator.pow, "power", "lhs ** rhs")
-maximum = _binary("maximum", "maximum", "_maximum_scalar", "_maximum_scalar", lambda a, b: a if a > b else b,
+modulo = _binary("modulo", "_legacy_broadcast_mod", "_mod_scalar", "_rmod_scalar", _py_mod, None, "lhs mod rhs")
+power = _binary("power", "_legacy_broadcast_power", "_power_scalar", "_rpower_scalar", operator.pow, "power", "lhs ** rhs")
+maximum = _binary("maximum", "_legacy_broadcast_maximum", "_maximum_scalar", "_maximum_scalar", lambda a, b: a if a > b else b,
                   "maximum", "max(lhs, rhs)")
-minimum = _binary("minimum", "minimum", "_minimum_scalar", "_minimum_scalar", lambda a, b: a if a < b else b,
+minimum = _binary("minimum", "_legacy_broadcast_minimum", "_minimum_scalar", "_minimum_scalar", lambda a, b: a if a < b else b,
                   "minimum", "min(lhs, rhs)")
-hypot = _binary("hypot", "hypot", "_hypot_scalar", "_hypot_scalar", lambda a, b: (a * a + b * b) ** 0.5,
+hypot = _binary("hypot", "_legacy_broadcast_hypot", "_hypot_scalar", "_hypot_scalar", lambda a, b: (a * a + b * b) ** 0.5,
                 "hypot", "sqrt(lhs**2 + rhs**2)")
 equal = _binary("equal", "broadcast_equal", "_equal_scalar", "_equal_scalar", _cmp(operator.eq),
                 doc="lhs == rhs as 0/1")

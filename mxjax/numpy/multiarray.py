@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as onp
 
-from .._ndarray import NDArray, invoke, register_pytree, set_np_class
+from .._ndarray import NDArray, _binary, _inplace, invoke, register_pytree, set_np_class
 from ..operator import get_op
 from . import _elemwise, _manipulation, _reduction, _sorting
 
@@ -48,6 +48,25 @@ class ndarray(NDArray):
 
     _fluent = False  # NumPy's methods only, not MXNet 1.x's fluent ones
 
+    # NumPy arithmetic with MXNet 2.0's promotion (the legacy class uses the broadcast_* ops)
+    __add__ = _binary("add")
+    __radd__ = _binary("add", reflected=True)
+    __sub__ = _binary("subtract")
+    __rsub__ = _binary("subtract", reflected=True)
+    __mul__ = _binary("multiply")
+    __rmul__ = _binary("multiply", reflected=True)
+    __truediv__ = _binary("true_divide")
+    __rtruediv__ = _binary("true_divide", reflected=True)
+    __mod__ = _binary("mod")
+    __rmod__ = _binary("mod", reflected=True)
+    __pow__ = _binary("power")
+    __rpow__ = _binary("power", reflected=True)
+    __iadd__ = _inplace("add")
+    __isub__ = _inplace("subtract")
+    __imul__ = _inplace("multiply")
+    __itruediv__ = _inplace("true_divide")
+    __imod__ = _inplace("mod")
+    __ipow__ = _inplace("power")
     # NumPy comparisons give bool arrays (the legacy class gives 0/1 in the operands' dtype)
     __eq__ = _elemwise.equal  # type: ignore[assignment]
     __ne__ = _elemwise.not_equal  # type: ignore[assignment]

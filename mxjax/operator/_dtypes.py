@@ -38,8 +38,65 @@ def fix_float(out: Any, *inputs: Any) -> Any:
     return out.astype(default_float())
 
 
+def float_for(x: Any) -> Any:
+    """Cast integer/bool input to the float dtype NumPy picks for a float function (``sqrt``,
+    ``exp``...): float16 for 1-byte input, float32 for 2-byte, else the default float dtype."""
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return x
+    size = x.dtype.itemsize
+    return x.astype(jnp.float16 if size == 1 else jnp.float32 if size == 2 else default_float())
+
+
+# kinds of binary op for :func:`binary_dtype`
+ARITH = "arith"        # + - * // % **: a bool array with a Python int gives int64, as in MXNet 2.0
+DIVIDE = "divide"      # true division: integer operands give the default float dtype
+PLAIN = "plain"        # maximum, minimum...: NumPy promotion
+
+
+def binary_dtype(kind: str, x1: Any, x2: Any) -> Any:
+    """MXNet 2.0's result dtype of ``x1 <op> x2`` under NumPy semantics (decided at trace time).
+
+    Arrays promote as JAX's lattice (int with float16 gives float16, int8 with uint8 int16).
+    A Python scalar (weakly typed) never widens a float array; a Python int keeps an integer
+    array's dtype (a bool array's becomes int64 in arithmetic), a Python float turns an integer
+    or bool array into float64.
+    """
+    w1, w2 = _weak(x1), _weak(x2)
+    d1, d2 = _dtype(x1), _dtype(x2)
+    if w1 and w2:
+        out = jnp.result_type(x1, x2)
+    elif w1 or w2:
+        array, scalar = (d2, d1) if w1 else (d1, d2)
+        if jnp.issubdtype(array, jnp.inexact):
+            out = array
+        elif jnp.issubdtype(scalar, jnp.inexact):
+            out = jnp.dtype(jnp.float64) if kind != DIVIDE else array
+        else:
+            out = jnp.dtype(jnp.int64) if array == jnp.bool_ and kind == ARITH else array
+    else:
+        out = jnp.promote_types(d1, d2)
+    if kind == DIVIDE and not jnp.issubdtype(out, jnp.inexact):
+        out = default_float()
+    return jnp.dtype(out)
+
+
+def _dtype(x: Any) -> Any:
+    if isinstance(x, bool):
+        return jnp.dtype(jnp.bool_)
+    if isinstance(x, int):
+        return jnp.dtype(jnp.int64)
+    if isinstance(x, float):
+        return jnp.dtype(jnp.float64)
+    if isinstance(x, complex):
+        return jnp.dtype(jnp.complex128)
+    return jnp.dtype(x.dtype)
+
+
 def _weak(x: Any) -> bool:
-    """Whether ``x`` is weakly typed (a Python scalar inside a trace)."""
+    """Whether ``x`` is weakly typed (a Python int/float scalar, inside a trace or not)."""
+    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
+        return True
     aval = getattr(x, "aval", None)
     return bool(getattr(aval, "weak_type", getattr(x, "weak_type", False)))
 

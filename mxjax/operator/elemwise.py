@@ -1,8 +1,9 @@
 """Element-wise operators: NumPy's ufuncs with MXNet's names and dtype rules.
 
-Each line registers one op.  Float-producing functions cast integer input to the
-default float dtype (MXNet: float32) instead of JAX's float64; binary arithmetic
-keeps NumPy promotion but undoes float64 that came only from Python scalars.
+Each line registers one op.  Float-producing functions cast integer input to float16
+(1-byte), float32 (2-byte) or the default float dtype (MXNet: float32) instead of JAX's
+float64; binary arithmetic follows MXNet 2.0's promotion (``_dtypes.binary_dtype``).
+The legacy class's arithmetic (``_legacy_broadcast_*``: same-dtype operands) is in ``legacy.py``.
 """
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 
-from ._dtypes import fix_float, to_float
+from ._dtypes import ARITH, DIVIDE, PLAIN, binary_dtype, fix_float, float_for, to_float
 from .registry import OpDef, register
 
 
 def _float_unary(fn: Callable) -> Callable:
     def compute(x):
-        return fn(to_float(x))
+        return fn(float_for(x))
     compute.__doc__ = fn.__doc__
     return compute
 
@@ -40,6 +41,23 @@ def _binary(fn: Callable, floats: bool = False) -> Callable:
             return fix_float(fn(x1, x2), x1, x2)
     compute.__doc__ = fn.__doc__
     return compute
+
+
+def _promoting(fn: Callable, kind: str) -> Callable:
+    """A binary op whose result dtype is MXNet 2.0's (:func:`binary_dtype`), fixed at trace time:
+    the array operands are cast to it first, so ``True + True`` counts and ``3 / 2`` divides."""
+    def compute(x1, x2):
+        dtype = binary_dtype(kind, x1, x2)
+        return fn(_cast(x1, dtype), _cast(x2, dtype)).astype(dtype)
+    compute.__doc__ = fn.__doc__
+    return compute
+
+
+def _cast(x: Any, dtype: Any) -> Any:
+    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
+        return x  # a Python scalar adapts to the other operand
+    x = jnp.asarray(x)
+    return x if x.dtype == dtype or getattr(x, "weak_type", False) else x.astype(dtype)
 
 
 def _is_scalar(x: Any) -> bool:
@@ -125,8 +143,21 @@ _FLOAT_BINARY = {
 
 _unary_table(_FLOAT_UNARY, _float_unary)
 _unary_table(_SAME_UNARY, _same_unary)
-_unary_table(_BINARY, _binary)
-_unary_table(_FLOAT_BINARY, lambda fn: _binary(fn, floats=True))
+# binary ops with MXNet 2.0's promotion (the rest keep NumPy/JAX promotion via ``_binary``)
+_KINDS = {"add": ARITH, "subtract": ARITH, "multiply": ARITH, "floor_divide": ARITH, "mod": ARITH,
+          "power": ARITH, "maximum": PLAIN, "minimum": PLAIN, "fmax": PLAIN, "fmin": PLAIN,
+          "true_divide": DIVIDE}
+
+
+def _binary_op(name: str, fn: Callable, floats: bool = False) -> Callable:
+    kind = _KINDS.get(name)
+    return _promoting(fn, kind) if kind else _binary(fn, floats)
+
+
+for _name, (_fn, _aliases) in _BINARY.items():
+    register(OpDef(_name, _binary_op(_name, _fn), aliases=_aliases))
+for _name, (_fn, _aliases) in _FLOAT_BINARY.items():
+    register(OpDef(_name, _binary_op(_name, _fn, floats=True), aliases=_aliases))
 
 
 def _round(x, *, decimals: int = 0):
@@ -166,8 +197,14 @@ _NUMPY_SCALAR = {
 }
 
 
+_SCALAR_KINDS = {jnp.add: ARITH, jnp.subtract: ARITH, jnp.multiply: ARITH, jnp.floor_divide: ARITH,
+                 jnp.mod: ARITH, jnp.power: ARITH, jnp.maximum: PLAIN, jnp.minimum: PLAIN,
+                 jnp.true_divide: DIVIDE}
+
+
 def _numpy_scalar(fn: Callable, reflected: bool) -> Callable:
-    binary = _binary(fn, floats=fn is jnp.true_divide)
+    kind = _SCALAR_KINDS.get(fn)
+    binary = _promoting(fn, kind) if kind else _binary(fn)
 
     def compute(data, *, scalar: float = 1.0, is_int: bool = False):
         value = int(scalar) if is_int else float(scalar)

@@ -13,6 +13,7 @@ from typing import Callable
 import jax.numpy as jnp
 from jax import lax
 
+from ..base import MXNetTypeError
 from .registry import OpDef, register
 
 __all__ = ["LEGACY_JSON_NAMES", "legacy_op_name"]
@@ -113,6 +114,8 @@ _SCALAR = {
 
 def _scalar_op(fn: Callable, reflected: bool, doc: str) -> Callable:
     def compute(data, *, scalar: float = 1.0, is_int: bool = True):
+        if data.dtype == jnp.bool_:  # MXNet computes bool arrays as int64
+            data = data.astype(jnp.int64)
         s = _scalar_as(scalar, data.dtype)
         out = fn(s, data) if reflected else fn(data, s)
         return out.astype(data.dtype)
@@ -122,6 +125,84 @@ def _scalar_op(fn: Callable, reflected: bool, doc: str) -> Callable:
 
 for _name, (_fn, _reflected, _doc) in _SCALAR.items():
     register(OpDef(_name, _scalar_op(_fn, _reflected, _doc)))
+
+
+# ----------------------------------------------------------------------------- unary math
+
+# MXNet 1.x float functions keep the input dtype: sqrt of int32 is int32 (truncated), and bool
+# input is refused.  ``mx.nd.sqrt`` & co. use these; the 1.x JSON names stay the NumPy ops'.
+_FLOAT_UNARY = ("sqrt", "cbrt", "reciprocal", "exp", "expm1", "log", "log10", "log2", "log1p",
+                "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+                "arcsinh", "arccosh", "arctanh", "degrees", "radians", "rint")
+
+
+def _unary_op(name: str) -> Callable:
+    fn = getattr(jnp, name)
+
+    def compute(data):
+        if data.dtype == jnp.bool_:
+            raise MXNetTypeError(f"{name}: a bool input (shape {tuple(data.shape)}) is not supported in mx.nd; "
+                                 "expected a numeric dtype")
+        if jnp.issubdtype(data.dtype, jnp.inexact):
+            return fn(data)
+        return fn(data.astype(jnp.float64)).astype(data.dtype)
+    compute.__doc__ = f"Legacy ``{name}``, element-wise; the result keeps the input dtype (integers truncate)."
+    return compute
+
+
+for _name in _FLOAT_UNARY:
+    register(OpDef(f"_legacy_{_name}", _unary_op(_name)))
+
+
+# ----------------------------------------------------------------------------- broadcast arithmetic
+
+def _legacy_operands(name: str, lhs, rhs):
+    """MXNet 1.x operand dtypes, decided at trace time: two arrays must share one dtype (not
+    bool, which these ops do not take); a Python scalar (weakly typed) takes the array's dtype,
+    and a bool array with a scalar computes as int64."""
+    weak_l, weak_r = _weak(lhs), _weak(rhs)
+    lhs, rhs = jnp.asarray(lhs), jnp.asarray(rhs)
+    if weak_l != weak_r:
+        array, scalar = (rhs, lhs) if weak_l else (lhs, rhs)
+        if array.dtype == jnp.bool_:
+            array = array.astype(jnp.int64)
+        scalar = _scalar_as(scalar, array.dtype)
+        return (scalar, array) if weak_l else (array, scalar)
+    if lhs.dtype != rhs.dtype or lhs.dtype == jnp.bool_:
+        expected = "operands of one dtype other than bool"
+        raise MXNetTypeError(f"{name}: expected {expected} in mx.nd, got lhs {lhs.dtype} with shape "
+                             f"{tuple(lhs.shape)} and rhs {rhs.dtype} with shape {tuple(rhs.shape)}")
+    return lhs, rhs
+
+
+def _weak(x) -> bool:
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return True
+    return bool(getattr(getattr(x, "aval", None), "weak_type", False) or getattr(x, "weak_type", False))
+
+
+# The legacy class's operators and ``mx.nd.broadcast_*``/``elemwise_*`` use these.  Their 1.x
+# symbol-JSON names (``broadcast_add``, ``elemwise_add``, ``_plus``...) stay aliases of the NumPy
+# ops, which symbols are built from.  name: fn computing in the common dtype
+_ARITH = {
+    "_legacy_broadcast_add": jnp.add, "_legacy_broadcast_sub": jnp.subtract,
+    "_legacy_broadcast_mul": jnp.multiply, "_legacy_broadcast_div": _div, "_legacy_broadcast_mod": _mod,
+    "_legacy_broadcast_power": _power, "_legacy_broadcast_maximum": jnp.maximum,
+    "_legacy_broadcast_minimum": jnp.minimum, "_legacy_broadcast_hypot": _hypot,
+}
+
+
+def _arith_op(name: str, fn: Callable) -> Callable:
+    def compute(lhs, rhs):
+        a, b = _legacy_operands(name, lhs, rhs)
+        return fn(a, b).astype(a.dtype)
+    compute.__doc__ = (f"Legacy ``{name}`` with broadcasting: both arrays of one (non-bool) dtype, which the "
+                       "result keeps (integer division truncates); a Python scalar takes the array's dtype.")
+    return compute
+
+
+for _name, _fn in _ARITH.items():
+    register(OpDef(_name, _arith_op(_name[len("_legacy_"):], _fn)))
 
 
 # ----------------------------------------------------------------------------- broadcast comparisons
@@ -144,7 +225,7 @@ def _broadcast_op(name: str, fn: Callable) -> Callable:
     wrapped = _logical(fn) if "logical" in name else _compare(fn)
 
     def compute(lhs, rhs):
-        return wrapped(jnp.asarray(lhs), jnp.asarray(rhs))
+        return wrapped(*_legacy_operands(name, lhs, rhs))
     compute.__doc__ = f"Legacy ``{name}``: 0/1 with broadcasting, in the inputs' dtype (not bool)."
     return compute
 

@@ -11,6 +11,7 @@ from jax.scipy.linalg import solve_triangular
 from ..base import MXNetValueError
 from ._dtypes import to_float
 from .legacy_reduce import norm_axis, one_d
+from .linalg import check_factor, check_invertible, check_positive_definite
 from .registry import defop
 
 
@@ -65,7 +66,8 @@ def linalg_gemm2(A, B, *, transpose_a: bool = False, transpose_b: bool = False, 
     return jnp.moveaxis(out, -2, norm_axis(axis, A.ndim, "linalg_gemm2")).astype(A.dtype)
 
 
-@defop("_linalg_potrf", aliases=("linalg_potrf",))
+@defop("_linalg_potrf", aliases=("linalg_potrf",),
+       check=lambda A, lower=True: check_positive_definite("linalg_potrf", A))
 def linalg_potrf(A, *, lower: bool = True):
     """Cholesky factor of symmetric positive-definite A (lower L with A = L L^T, or upper U = L^T)."""
     _square(A, "linalg_potrf")
@@ -73,7 +75,7 @@ def linalg_potrf(A, *, lower: bool = True):
     return L if lower else _t(L)
 
 
-@defop("_linalg_potri", aliases=("linalg_potri",))
+@defop("_linalg_potri", aliases=("linalg_potri",), check=lambda A, lower=True: check_factor("linalg_potri", A))
 def linalg_potri(A, *, lower: bool = True):
     """Inverse of L L^T (or U^T U) from its Cholesky factor A."""
     _square(A, "linalg_potri")
@@ -125,7 +127,7 @@ def linalg_sumlogdiag(A):
     return one_d(jnp.sum(jnp.log(jnp.diagonal(to_float(A), axis1=-2, axis2=-1)), axis=-1))
 
 
-@defop("_linalg_inverse", aliases=("linalg_inverse",))
+@defop("_linalg_inverse", aliases=("linalg_inverse",), check=lambda A: check_invertible("linalg_inverse", A))
 def linalg_inverse(A):
     """Inverse of each square matrix."""
     _square(A, "linalg_inverse")

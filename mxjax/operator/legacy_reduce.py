@@ -12,7 +12,7 @@ from typing import Callable
 import jax.numpy as jnp
 from jax import lax
 
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from ._dtypes import resolve_dtype, to_float
 from .registry import OpDef, defop, register
 
@@ -120,6 +120,9 @@ def legacy_norm(data, *, ord: int = 2, axis: axis | None = None, out_dtype: dtyp
 
 
 def _search(name: str, fn: Callable, data, axis, keepdims):
+    if data.dtype == jnp.bool_:  # the index is given in the input dtype, which bool cannot hold
+        raise MXNetTypeError(f"{name}: a bool input (shape {tuple(data.shape)}) is not supported in mx.nd; "
+                             "expected a numeric dtype")
     if data.size == 0:
         raise MXNetValueError(f"{name}: attempt to get {name} of an empty array of shape {tuple(data.shape)}")
     if axis is None:

@@ -20,6 +20,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from .. import _config
 from ..base import MXNetValueError
 from ._dtypes import to_float
 from .registry import defop
@@ -43,6 +44,78 @@ def _square(op: str, a: Any) -> None:
 def _uplo(op: str, UPLO: str) -> None:
     if UPLO not in ("L", "U"):
         raise MXNetValueError(f"{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
+
+
+# -- value checks (MXNet's LAPACK failures) ---------------------------------------------------
+# MXNet raises MXNetError where LAPACK reports failure: a Cholesky factorization of a matrix
+# that is not positive definite, an exactly singular matrix to invert or solve with, NaN/inf
+# input to an eigen- or singular value decomposition.  XLA returns NaNs instead, so each such op
+# has a ``check`` run on its concrete inputs before the compiled call: a small jitted predicate
+# (one host read of a bool).  Under an outer trace (hybridized blocks) no check runs.
+
+@jax.jit
+def _not_positive_definite(a: Any) -> Any:
+    return ~jnp.all(jnp.isfinite(jnp.linalg.cholesky(to_float(a), symmetrize_input=False)))
+
+
+@jax.jit
+def _exactly_singular(a: Any) -> Any:
+    lu = jax.lax.linalg.lu(to_float(a))[0]
+    return jnp.any(jnp.diagonal(lu, axis1=-2, axis2=-1) == 0)
+
+
+@jax.jit
+def _zero_diagonal(a: Any) -> Any:
+    return jnp.any(jnp.diagonal(a, axis1=-2, axis2=-1) == 0)
+
+
+@jax.jit
+def _not_finite(a: Any) -> Any:
+    return ~jnp.all(jnp.isfinite(a))
+
+
+def _failed(predicate: Any, a: Any) -> bool:
+    """Whether ``predicate`` holds for square matrices ``a`` (other shapes: the op's own error)."""
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.size == 0:
+        return False
+    with _config.x64():
+        return bool(predicate(a))
+
+
+def _finite_failed(a: Any) -> bool:
+    with _config.x64():
+        return bool(_not_finite(a))
+
+
+def check_positive_definite(op: str, a: Any, upper: bool = False) -> None:
+    """Raise as MXNet's potrf does when a (lower, or ``upper``) triangle is not positive definite."""
+    if _failed(_not_positive_definite, jnp.conj(jnp.swapaxes(a, -1, -2)) if upper else a):
+        raise MXNetValueError(
+            f"{op}: the Cholesky factorization failed for input of shape {tuple(a.shape)}; expected "
+            "symmetric positive-definite matrices")
+
+
+def check_invertible(op: str, a: Any) -> None:
+    """Raise as MXNet's getrf-based inverse/solve do for an exactly singular matrix."""
+    if _failed(_exactly_singular, a):
+        raise MXNetValueError(
+            f"{op}: the matrix of shape {tuple(a.shape)} is singular (not invertible); expected "
+            "non-singular square matrices")
+
+
+def check_factor(op: str, a: Any) -> None:
+    """Raise as MXNet's potri does for a triangular factor with a zero on its diagonal."""
+    if _failed(_zero_diagonal, a):
+        raise MXNetValueError(
+            f"{op}: the Cholesky factor of shape {tuple(a.shape)} has a zero on its diagonal; expected "
+            "the factor of a positive-definite matrix (as potrf gives)")
+
+
+def check_finite(op: str, a: Any) -> None:
+    """Raise as MXNet's LAPACK decompositions do for NaN or infinite input."""
+    if a.ndim >= 2 and a.size and _finite_failed(a):
+        raise MXNetValueError(
+            f"{op}: the input of shape {tuple(a.shape)} contains NaN or infinity; expected finite values")
 
 
 # -- norms ---------------------------------------------------------------------------------
@@ -86,7 +159,7 @@ def slogdet(a):
     return sign, logdet
 
 
-@defop("_npi_inv")
+@defop("_npi_inv", check=lambda a: check_invertible("inv", a))
 def inv(a):
     """Inverse of square matrices."""
     _square("inv", a)
@@ -101,7 +174,8 @@ def pinv(a, rcond=1e-15, *, hermitian: bool = False):
     return jnp.linalg.pinv(to_float(a), rtol=jnp.asarray(rcond), hermitian=hermitian)
 
 
-@defop("_npi_tensorinv")
+@defop("_npi_tensorinv", check=lambda a, ind=2: check_invertible(
+    "tensorinv", a.reshape(math.prod(a.shape[:ind]), -1)) if ind > 0 and a.size else None)
 def tensorinv(a, *, ind: int = 2):
     """Inverse of an N-d array with respect to ``tensordot`` over its first ``ind`` axes."""
     if ind <= 0:
@@ -134,7 +208,7 @@ def multi_dot(*arrays):
 
 
 # -- solvers ---------------------------------------------------------------------------------
-@defop("_npi_solve")
+@defop("_npi_solve", check=lambda a, b: check_invertible("solve", a))
 def solve(a, b):
     """Solve ``a @ x = b`` for x (b: a vector if 1-D, else a stack of (M, K) matrices)."""
     _square("solve", a)
@@ -186,7 +260,7 @@ defop("_npi_lstsq", num_outputs=4, dynamic_shape=True, differentiable=False)(lst
 
 
 # -- decompositions --------------------------------------------------------------------------
-@defop("_npi_cholesky")
+@defop("_npi_cholesky", check=lambda a, upper=False: check_positive_definite("cholesky", a, upper))
 def cholesky(a, *, upper: bool = False):
     """Cholesky factor of Hermitian positive-definite matrices (lower, or upper with ``upper=True``)."""
     _square("cholesky", a)
@@ -207,7 +281,7 @@ def qr(a, *, mode: str = "reduced"):
     return q, r
 
 
-@defop("_npi_svd", num_outputs=3)
+@defop("_npi_svd", num_outputs=3, check=lambda a, **_: check_finite("svd", a))
 def svd(a, *, full_matrices: bool = True, hermitian: bool = False):
     """Singular value decomposition ``(u, s, vh)`` with ``a = u @ diag(s) @ vh``."""
     _matrix("svd", a)
@@ -215,14 +289,14 @@ def svd(a, *, full_matrices: bool = True, hermitian: bool = False):
     return u, s, vh
 
 
-@defop("_npi_svdvals")
+@defop("_npi_svdvals", check=lambda a, **_: check_finite("svdvals", a))
 def svdvals(a, *, hermitian: bool = False):
     """Singular values, in descending order."""
     _matrix("svdvals", a)
     return jnp.linalg.svd(to_float(a), compute_uv=False, hermitian=hermitian)
 
 
-@defop("_npi_eigh", num_outputs=2)
+@defop("_npi_eigh", num_outputs=2, check=lambda a, **_: check_finite("eigh", a))
 def eigh(a, *, UPLO: str = "L"):
     """Eigenvalues (ascending) and eigenvectors of Hermitian matrices, reading the ``UPLO`` triangle."""
     _square("eigh", a)
@@ -231,7 +305,7 @@ def eigh(a, *, UPLO: str = "L"):
     return w, v
 
 
-@defop("_npi_eigvalsh")
+@defop("_npi_eigvalsh", check=lambda a, **_: check_finite("eigvalsh", a))
 def eigvalsh(a, *, UPLO: str = "L"):
     """Eigenvalues (ascending) of Hermitian matrices, reading the ``UPLO`` triangle."""
     _square("eigvalsh", a)

@@ -300,8 +300,7 @@ def test_bulk_failure_inside_batch(eng):
     assert info.value is err
     eng.wait_for_variable(c)
     assert ran == ["c"]
-    with pytest.raises(KeyError):
-        eng.wait_for_all()
+    eng.wait_for_all()  # reported once (at b, which inherited it from a): cleared everywhere
 
 
 # ----------------------------------------------------------------------------- failures
@@ -342,11 +341,9 @@ def test_exception_chain_of_three(eng):
     assert info.value is err
     eng.wait_for_variable(d)
     assert ran == ["d"]
-    assert b.exception is err and a.exception is err and c.exception is None
-    with pytest.raises(ValueError) as info:
-        eng.wait_for_all()
-    assert info.value is err
-    eng.wait_for_all()                      # cleared
+    # reported once (MXNet 1.9.1/2.0): cleared from a and b too, which hold the same failure
+    assert b.exception is None and a.exception is None and c.exception is None
+    eng.wait_for_all()
     for v in (a, b, c, d):
         assert v.exception is None
         eng.wait_for_variable(v)
@@ -399,8 +396,7 @@ def test_exception_across_push_async(eng):
     eng.push_async(raising, mutate_vars=[c])
     with pytest.raises(ZeroDivisionError, match="sync raise"):
         eng.wait_for_variable(c)
-    with pytest.raises(OSError):
-        eng.wait_for_all()
+    eng.wait_for_all()  # the OSError was reported (at b) and is cleared from a as well
 
 
 def test_exception_after_delete_variable(eng):
@@ -478,12 +474,11 @@ def test_read_inherits_onto_outputs(eng):
 
     eng.push_sync(bad, mutate_vars=[a])
     eng.push_sync(lambda: None, const_vars=[a], mutate_vars=[x, y])
-    for v in (x, y):
-        with pytest.raises(ValueError) as info:
-            eng.wait_for_variable(v)
-        assert info.value is err
-    with pytest.raises(ValueError):
-        eng.wait_for_variable(a)
+    with pytest.raises(ValueError) as info:
+        eng.wait_for_variable(x)
+    assert info.value is err
+    for v in (y, a):  # the same failure: reported once, then cleared everywhere (as in MXNet)
+        eng.wait_for_variable(v)
     eng.wait_for_all()
 
 

@@ -60,10 +60,8 @@ def test_failure_propagates_to_dependent_arrays(eng):
     w = y * 3
     with pytest.raises(Boom, match="host write failed"):
         w.asnumpy()
-    with pytest.raises(Boom, match="host write failed"):
-        y.item() if y.size == 1 else y.wait_to_read()
-    with pytest.raises(Boom):
-        x.wait_to_read()
+    y.wait_to_read()     # the failure was reported once (at w): cleared from y and x too,
+    x.wait_to_read()     # as in MXNet
     assert (unrelated + 1).tolist() == [2.0, 2.0]   # unrelated arrays are unaffected
     eng.push_sync(fail, mutate_vars=[unrelated.engine_var])
     _ = unrelated * 2
