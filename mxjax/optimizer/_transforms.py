@@ -49,19 +49,6 @@ def chain(*txs: optax.GradientTransformation | None) -> optax.GradientTransforma
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-def start_count(tx: optax.GradientTransformation, start: int) -> optax.GradientTransformation:
-    """Start the step counter of ``tx``'s state at ``start``: MXNet's ``begin_num_update``
-    also offsets the per-weight count ``t`` used by bias corrections."""
-    if not start:
-        return tx
-
-    def init_fn(params: Any) -> Any:
-        state = tx.init(params)
-        return state._replace(count=jnp.asarray(start, jnp.int32))
-
-    return optax.GradientTransformation(init_fn, tx.update)
-
-
 def preprocess(rescale_grad: Any, clip_gradient: float | None) -> optax.GradientTransformation:
     """MXNet's gradient preprocessing: ``clip(rescale_grad * grad, -c, c)``.
 
@@ -103,46 +90,54 @@ def nesterov(learning_rate: Any, momentum: float) -> optax.GradientTransformatio
     return optax.GradientTransformation(_zeros, update_fn)
 
 
+def negated_ema(momentum: float) -> optax.GradientTransformation:
+    """Signum's buffer ``mom = momentum * mom - (1 - momentum) * g``; the update is ``mom``."""
+    def update_fn(updates: Any, mom: Any, params: Any = None) -> tuple[Any, Any]:
+        mom = jax.tree.map(lambda g, m: momentum * m - (1.0 - momentum) * g, updates, mom)
+        return mom, mom
+
+    return optax.GradientTransformation(_zeros, update_fn)
+
+
 class AdamState(NamedTuple):
-    """MXNet's Adam/AdamW state (mean, var) plus the per-weight update count ``t``."""
+    """MXNet's Adam/AdamW/LAMB state ``(mean, var)``; the step ``t`` comes from the optimizer."""
     mean: Any
     var: Any
-    count: Any
 
 
 def _adam_init(params: Any) -> AdamState:
-    return AdamState(_zeros(params), _zeros(params), jnp.zeros([], jnp.int32))
+    return AdamState(_zeros(params), _zeros(params))
 
 
-def _moments(updates: Any, state: AdamState, beta1: float, beta2: float) -> tuple[Any, Any, Any]:
+def _moments(updates: Any, state: AdamState, beta1: float, beta2: float) -> AdamState:
     mean = optax.tree.update_moment(updates, state.mean, beta1, 1)
     var = optax.tree.update_moment_per_elem_norm(updates, state.var, beta2, 2)
-    return mean, var, optax.safe_increment(state.count)
+    return AdamState(mean, var)
 
 
 def _bias_corrected_lr(learning_rate: Any, beta1: float, beta2: float, t: Any) -> Any:
-    t = t.astype(jnp.result_type(learning_rate))
+    t = jnp.asarray(t).astype(jnp.result_type(learning_rate))
     return learning_rate * jnp.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t)
 
 
-def mx_adam(learning_rate: Any, beta1: float, beta2: float, epsilon: float) -> optax.GradientTransformation:
-    """MXNet's Adam: ``w -= lr * sqrt(1-beta2^t)/(1-beta1^t) * m / (sqrt(v) + eps)``.
+def mx_adam(learning_rate: Any, beta1: float, beta2: float, epsilon: float, t: Any) -> optax.GradientTransformation:
+    """MXNet's Adam at step ``t``: ``w -= lr * sqrt(1-beta2^t)/(1-beta1^t) * m / (sqrt(v) + eps)``.
 
     optax.adam adds ``eps`` to ``sqrt(v_hat)`` (the bias-corrected variance); MXNet puts the
     bias correction into the learning rate, so its ``eps`` meets the uncorrected ``sqrt(v)``:
     equal to optax with ``eps / sqrt(1-beta2^t)``, a step-dependent epsilon optax lacks.
     """
     def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
-        mean, var, t = _moments(updates, state, beta1, beta2)
+        new = _moments(updates, state, beta1, beta2)
         lr = _bias_corrected_lr(learning_rate, beta1, beta2, t)
-        delta = jax.tree.map(lambda m, v: -lr * m / (jnp.sqrt(v) + epsilon), mean, var)
-        return delta, AdamState(mean, var, t)
+        delta = jax.tree.map(lambda m, v: -lr * m / (jnp.sqrt(v) + epsilon), new.mean, new.var)
+        return delta, new
 
     return optax.GradientTransformation(_adam_init, update_fn)
 
 
 def mx_adamw(learning_rate: Any, weight_decay: Any, beta1: float, beta2: float, epsilon: float,
-             correct_bias: bool) -> optax.GradientTransformation:
+             correct_bias: bool, t: Any) -> optax.GradientTransformation:
     """MXNet 2's AdamW (``adamw_update`` with ``lr=1, eta=lr_t``):
     ``w -= eta * (m / (sqrt(v) + eps) + wd * w)``, ``eta = lr * sqrt(1-beta2^t)/(1-beta1^t)``.
 
@@ -150,31 +145,33 @@ def mx_adamw(learning_rate: Any, weight_decay: Any, beta1: float, beta2: float, 
     ``sqrt(v_hat)``; MXNet's decay is scaled by the bias-corrected ``eta`` too.
     """
     def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
-        mean, var, t = _moments(updates, state, beta1, beta2)
+        new = _moments(updates, state, beta1, beta2)
         eta = _bias_corrected_lr(learning_rate, beta1, beta2, t) if correct_bias else learning_rate
         delta = jax.tree.map(lambda m, v, w: -eta * (m / (jnp.sqrt(v) + epsilon) + weight_decay * w),
-                             mean, var, params)
-        return delta, AdamState(mean, var, t)
+                             new.mean, new.var, params)
+        return delta, new
 
     return optax.GradientTransformation(_adam_init, update_fn)
 
 
-class MomentsState(NamedTuple):
-    """LAMB's (mean, var) without bias correction."""
-    mean: Any
-    var: Any
+def scale_by_moments(beta1: float, beta2: float, epsilon: float, t: Any | None) -> optax.GradientTransformation:
+    """``m_hat / (sqrt(v_hat) + eps)``: optax.scale_by_adam's rule (its update runs on a state
+    rebuilt with count ``t - 1``) but with MXNet's ``(mean, var)`` state and the optimizer's ``t``;
+    ``t=None``: no bias correction (LAMB ``bias_correction=False``), which optax cannot skip.
+    The state is float32 whatever the weight's dtype, as MXNet's LAMB keeps it."""
+    adam = optax.scale_by_adam(beta1, beta2, epsilon)
 
+    def init_fn(params: Any) -> AdamState:
+        zeros = jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), params)
+        return AdamState(zeros, zeros)
 
-def scale_by_moments(beta1: float, beta2: float, epsilon: float) -> optax.GradientTransformation:
-    """``m / (sqrt(v) + eps)`` without bias correction (LAMB ``bias_correction=False``);
-    optax.scale_by_adam always bias-corrects."""
-    def init_fn(params: Any) -> MomentsState:
-        return MomentsState(_zeros(params), _zeros(params))
-
-    def update_fn(updates: Any, state: MomentsState, params: Any = None) -> tuple[Any, MomentsState]:
-        mean = optax.tree.update_moment(updates, state.mean, beta1, 1)
-        var = optax.tree.update_moment_per_elem_norm(updates, state.var, beta2, 2)
-        return jax.tree.map(lambda m, v: m / (jnp.sqrt(v) + epsilon), mean, var), MomentsState(mean, var)
+    def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
+        if t is None:
+            new = _moments(updates, state, beta1, beta2)
+            return jax.tree.map(lambda m, v: m / (jnp.sqrt(v) + epsilon), new.mean, new.var), new
+        count = (jnp.asarray(t) - 1).astype(jnp.int32)
+        out, s = adam.update(updates, optax.ScaleByAdamState(count, state.mean, state.var), params)
+        return out, AdamState(s.mu, s.nu)
 
     return optax.GradientTransformation(init_fn, update_fn)
 

@@ -1,12 +1,23 @@
 """Adaptive optimizers: Adam, AdamW, AdaGrad, RMSProp, AdaDelta, Ftrl and LAMB (MXNet 2's rules)."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import optax
 
 from . import _transforms as T
 from .optimizer import Optimizer, register
+
+
+def aggregation_size() -> int:
+    """MXNet's ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` (default 4, clipped to 1..50): the
+    ``aggregate_num`` AdamW and AdaBelief report (all updates are fused here anyway)."""
+    try:
+        size = int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "4"))
+    except ValueError:
+        size = 4
+    return max(1, min(50, size))
 
 __all__ = ["Adam", "AdamW", "AdaGrad", "RMSProp", "AdaDelta", "Ftrl", "LAMB"]
 
@@ -23,10 +34,11 @@ class Adam(Optimizer):
         m = beta1 * m + (1 - beta1) * grad;  v = beta2 * v + (1 - beta2) * grad**2
         weight -= lr * sqrt(1 - beta2**t) / (1 - beta1**t) * m / (sqrt(v) + epsilon)
 
-    The state is ``(mean, var, count)``; ``count`` is ``t`` (starting at ``begin_num_update``).
+    The state is ``(mean, var)``; ``t`` is the optimizer's update count of the weight.
     """
 
-    _hyper = ("beta1", "beta2", "epsilon", "begin_num_update")
+    _hyper = ("beta1", "beta2", "epsilon")
+    _uses_step = True
 
     def __init__(self, learning_rate: float | None = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, lazy_update: bool = False, use_fused_step: bool = True, **kwargs: Any):
@@ -34,10 +46,10 @@ class Adam(Optimizer):
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lazy_update = lazy_update
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         return T.chain(_decayed(rescale_grad, self.clip_gradient, weight_decay),
-                       T.start_count(T.mx_adam(learning_rate, self.beta1, self.beta2, self.epsilon),
-                                     self.begin_num_update))
+                       T.mx_adam(learning_rate, self.beta1, self.beta2, self.epsilon, step))
 
 
 @register
@@ -50,17 +62,21 @@ class AdamW(Optimizer):
         weight -= eta * (m / (sqrt(v) + epsilon) + wd * weight)
     """
 
-    _hyper = ("beta1", "beta2", "epsilon", "correct_bias", "begin_num_update")
+    _hyper = ("beta1", "beta2", "epsilon", "correct_bias")
+    _uses_step = True
 
     def __init__(self, learning_rate: float | None = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-6, correct_bias: bool = True, use_fused_step: bool = True, **kwargs: Any):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.aggregate_num = aggregation_size()
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.correct_bias = correct_bias
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
-        core = T.mx_adamw(learning_rate, weight_decay, self.beta1, self.beta2, self.epsilon, self.correct_bias)
-        return T.chain(T.preprocess(rescale_grad, self.clip_gradient), T.start_count(core, self.begin_num_update))
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
+        core = T.mx_adamw(learning_rate, weight_decay, self.beta1, self.beta2, self.epsilon, self.correct_bias,
+                          step)
+        return T.chain(T.preprocess(rescale_grad, self.clip_gradient), core)
 
 
 @register
@@ -81,7 +97,8 @@ class AdaGrad(Optimizer):
             raise DeprecationWarning("parameter 'eps' is deprecated. Please use 'epsilon' instead...")
         self.epsilon = epsilon
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         return T.chain(_decayed(rescale_grad, self.clip_gradient, weight_decay),
                        T.mx_adagrad(learning_rate, self.epsilon))
 
@@ -113,7 +130,8 @@ class RMSProp(Optimizer):
         self.rho, self.momentum, self.epsilon = rho, momentum, epsilon
         self.centered, self.clip_weights = centered, clip_weights
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         if self.centered:
             # optax's centered RMS (epsilon inside the root, as MXNet) then MXNet's momentum buffer
             core = T.chain(optax.scale_by_stddev(self.rho, self.epsilon, eps_in_sqrt=True),
@@ -144,7 +162,8 @@ class AdaDelta(Optimizer):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.rho, self.epsilon = rho, epsilon
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         return T.chain(_decayed(rescale_grad, self.clip_gradient, weight_decay),
                        optax.scale_by_adadelta(self.rho, self.epsilon), optax.scale(-learning_rate))
 
@@ -165,7 +184,8 @@ class Ftrl(Optimizer):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.lamda1, self.beta = lamda1, beta
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         return T.chain(T.preprocess(rescale_grad, self.clip_gradient),
                        T.mx_ftrl(learning_rate, weight_decay, self.lamda1, self.beta))
 
@@ -184,7 +204,8 @@ class LAMB(Optimizer):
     add_decayed_weights, scale_by_trust_ratio).
     """
 
-    _hyper = ("beta1", "beta2", "epsilon", "lower_bound", "upper_bound", "bias_correction", "begin_num_update")
+    _hyper = ("beta1", "beta2", "epsilon", "lower_bound", "upper_bound", "bias_correction")
+    _uses_step = True
 
     def __init__(self, learning_rate: float | None = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-6, lower_bound: float | None = None, upper_bound: float | None = None,
@@ -196,12 +217,9 @@ class LAMB(Optimizer):
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
         self.bias_correction = bias_correction
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
-        if self.bias_correction:
-            moments = T.start_count(optax.scale_by_adam(self.beta1, self.beta2, self.epsilon),
-                                    self.begin_num_update)
-        else:
-            moments = T.scale_by_moments(self.beta1, self.beta2, self.epsilon)
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
+        moments = T.scale_by_moments(self.beta1, self.beta2, self.epsilon, step if self.bias_correction else None)
         if self.lower_bound or self.upper_bound:
             trust = T.bounded_trust_ratio(self.lower_bound, self.upper_bound)
         else:

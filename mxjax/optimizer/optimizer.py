@@ -10,18 +10,15 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
-from .. import _tape
+from .. import _config, _tape
 from ..base import MXNetTypeError, MXNetValueError
 from .._ndarray import NDArray
+from ._fused import FusedUpdate, _is_nd
 
 __all__ = ["Optimizer", "create", "register"]
 
 
-def _is_nd(x: Any) -> bool:
-    return isinstance(x, NDArray)
-
-
-class Optimizer:
+class Optimizer(FusedUpdate):
     """The base class of all optimizers (MXNet 2's ``mx.optimizer.Optimizer``).
 
     Each optimizer is an optax ``GradientTransformation`` (``transformation()``); ``update``
@@ -37,11 +34,18 @@ class Optimizer:
     ``__wd_mult__`` attributes of ``sym``).  Unlike MXNet 1.x, MXNet 2 gives every parameter
     ``wd_mult`` 1 by default: biases and norm gamma/beta are NOT excluded from weight decay
     by name; set their ``wd_mult`` (or ``Parameter.wd_mult``) to 0 to exclude them.
-    ``aggregate_num``/``use_fused_step`` are accepted for compatibility: all updates are fused.
+    ``update`` calls ``fused_step`` when ``use_fused_step`` else ``step`` (MXNet 2's dispatch, so a
+    subclass that defines only ``create_state``/``step`` works); for the optimizers here both run
+    the same compiled update of all parameters, so ``aggregate_num`` changes nothing.
+
+    States have MXNet's structure: None, one array, or a flat tuple of arrays in MXNet's order
+    (Adam: ``(mean, var)``); the update count ``t`` a rule needs is the optimizer's per-index
+    count (as in MXNet), passed to the compiled update as a runtime input.
     """
 
     opt_registry: dict[str, type] = {}
     _hyper: tuple[str, ...] = ()  # static hyper-parameter names: changing one recompiles
+    _uses_step = False  # whether the rule reads the per-index update count (``_step_inputs``)
 
     def __init__(self, rescale_grad: float = 1.0, param_idx2name: dict | None = None, wd: float = 0.0,
                  clip_gradient: float | None = None, learning_rate: float | None = None,
@@ -68,7 +72,7 @@ class Optimizer:
         self.clip_gradient = clip_gradient
         self.multi_precision = multi_precision
         self.aggregate_num = 1 if aggregate_num is None else aggregate_num
-        self.use_fused_step = True if use_fused_step is None else use_fused_step
+        self.use_fused_step = False if use_fused_step is None else use_fused_step
         if param_idx2name is None:
             param_idx2name = {}
         if not isinstance(param_idx2name, dict):
@@ -185,14 +189,26 @@ class Optimizer:
 
     # -- the optax transformation ------------------------------------------------------------
     def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any,
-               config: Any) -> optax.GradientTransformation:
+               config: Any, step: Any = None) -> optax.GradientTransformation:
         """This optimizer's update for one parameter as an optax transformation giving the delta
-        to add to the weight; ``config`` is ``_param_config(index)``."""
+        to add to the weight; ``config`` is ``_param_config(index)``; ``step`` this parameter's row
+        of ``_step_inputs`` (traced; None when only the state's structure is wanted)."""
         raise NotImplementedError(f"{type(self).__name__} does not define an update rule")
 
-    def _param_config(self, index: Any) -> Any:
-        """Static per-parameter information the update rule needs (LARS: skip by name)."""
-        return None
+    def _has_rule(self) -> bool:
+        return type(self)._build is not Optimizer._build
+
+    def _step_inputs(self, indices: Sequence) -> Any:
+        """Per-parameter runtime inputs of the rule, computed on the host after the counts were
+        advanced (leading axis: the parameters): by default each index's update count ``t``."""
+        counts = self._index_update_count
+        return onp.asarray([counts.get(i, self.num_update) for i in indices], onp.float64)
+
+    def _pack_state(self, leaves: list) -> Any:
+        """The state in MXNet's structure from the rule's state leaves: None, the one array, or a tuple."""
+        if not leaves:
+            return None
+        return leaves[0] if len(leaves) == 1 else tuple(leaves)
 
     def transformation(self, lr_mult: float = 1.0, wd_mult: float = 1.0, index: Any = None
                        ) -> optax.GradientTransformation:
@@ -203,20 +219,44 @@ class Optimizer:
         hyper-parameters (``state.hyperparams[...]``), so a training loop can change them.
         """
         config = self._param_config(index)
+        begin = self.begin_num_update
 
         def factory(learning_rate: Any, weight_decay: Any, rescale_grad: Any) -> optax.GradientTransformation:
-            return self._build(learning_rate, weight_decay, rescale_grad, config)
+            if not self._uses_step:
+                return self._build(learning_rate, weight_decay, rescale_grad, config)
+            # standalone, the transformation counts its own steps (from begin_num_update)
+            def init_fn(params: Any) -> Any:
+                inner = self._build(learning_rate, weight_decay, rescale_grad, config).init(params)
+                return inner, jnp.asarray(begin, jnp.int32)
+
+            def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+                inner, count = state
+                count = count + 1
+                step = self._standalone_step(count)
+                tx = self._build(learning_rate, weight_decay, rescale_grad, config, step)
+                updates, inner = tx.update(updates, inner, params)
+                return updates, (inner, count)
+
+            return optax.GradientTransformation(init_fn, update_fn)
 
         return optax.inject_hyperparams(factory)(
             learning_rate=self.learning_rate * lr_mult, weight_decay=self.wd * wd_mult,
             rescale_grad=self.rescale_grad)
 
+    def _standalone_step(self, count: Any) -> Any:
+        """``step`` for a standalone transformation at update ``count`` (traced)."""
+        return count.astype(jnp.float32)
+
     # -- states ------------------------------------------------------------------------------
     def create_state(self, index: Any, weight: NDArray) -> Any:
-        """The auxiliary state of ``weight``: None, one NDArray or a tuple of NDArrays
-        (optax-state named tuples), on the weight's device."""
+        """The auxiliary state of ``weight`` in MXNet's structure (None, one NDArray or a tuple of
+        NDArrays), on the weight's device; None for a subclass without an update rule of its own."""
+        if not self._has_rule():
+            return None
         data = weight.to_jax()
-        state = self._build(0.0, 0.0, 1.0, self._param_config(index)).init(data)
+        with _config.x64():  # a float64 weight gets float64 states
+            init = self._build(0.0, 0.0, 1.0, self._param_config(index)).init(data)
+        state = self._pack_state(jax.tree.leaves(init))
         devices = data.devices()
         cls = type(weight)
 
@@ -226,7 +266,8 @@ class Optimizer:
                 x = jax.device_put(x, next(iter(devices)))
             return cls._wrap(x)
 
-        return jax.tree.map(wrap, state)
+        with _config.x64():
+            return jax.tree.map(wrap, state)
 
     def create_state_multi_precision(self, index: Any, weight: NDArray) -> Any:
         """With ``multi_precision`` and a float16 weight: ``(float32 master copy, state)``."""
@@ -239,151 +280,50 @@ class Optimizer:
                           stacklevel=2)
         return self.create_state(index, weight)
 
-    # -- updates -----------------------------------------------------------------------------
-    def _static_key(self) -> tuple:
-        return (*[getattr(self, n) for n in self._hyper], self.clip_gradient, self.multi_precision)
-
-    def _fused(self, configs: tuple, donate: bool) -> Any:
-        key = (self._static_key(), configs, donate)
-        fn = self._compiled.get(key)
-        if fn is None:
-            if len(self._compiled) > 64:  # hyper-parameters changed many times: drop stale programs
-                self._compiled.clear()
-            fn = self._compiled[key] = jax.jit(self._make_fused(configs),
-                                               donate_argnums=(0, 2) if donate else ())
-        return fn
-
-    def _make_fused(self, configs: tuple) -> Any:
-        multi_precision = self.multi_precision
-
-        def fused(weights: list, grads: list, states: list, lrs: Any, wds: Any, rescale: Any) -> tuple:
-            new_weights, new_states = [], []
-            for i, (w, g, s) in enumerate(zip(weights, grads, states)):
-                mp = multi_precision and w.dtype == jnp.float16
-                master, inner = (s[0], s[1]) if mp else (w, s)
-                dt = master.dtype
-                tx = self._build(lrs[i].astype(dt), wds[i].astype(dt), rescale.astype(dt), configs[i])
-                delta, inner_new = tx.update(g.astype(dt), inner, master)
-                master_new = (master + delta).astype(dt)
-                inner_new = jax.tree.map(lambda n, o: n.astype(o.dtype), inner_new, inner)
-                if mp:
-                    new_weights.append(master_new.astype(w.dtype))
-                    new_states.append((master_new, inner_new))
-                else:
-                    new_weights.append(master_new)
-                    new_states.append(inner_new)
-            return new_weights, new_states
-
-        return fused
-
-    def update_all(self, weights: Sequence, grads: Sequence, states: Sequence, lrs: Sequence,
-                   wds: Sequence, indices: Sequence | None = None, donate: bool = True,
-                   pending: Any = None) -> tuple[list, list]:
-        """Update all parameters in ONE compiled call: returns ``(new_weights, new_states)``.
-
-        ``weights``/``grads`` are jax arrays, ``states`` the pytrees of jax arrays mirroring
-        ``create_state``; ``lrs``/``wds`` are the per-parameter values (``prepare_update``).
-        The learning rates, weight decays and ``rescale_grad`` are runtime inputs (no
-        recompilation when they change).  With ``donate`` the old weight and state buffers
-        are donated to the result: the caller must not read them afterwards.  ``pending``
-        (from ``_tape.pending_backward_of``) says the gradients are the lazy results of a
-        backward that has not run: it runs in the same program as the update.
-        """
-        n = len(weights)
-        if not (n == len(grads) == len(states) == len(lrs) == len(wds)) or (indices is not None
-                                                                          and len(indices) != n):
-            lengths = {"weights": n, "grads": len(grads), "states": len(states), "lrs": len(lrs),
-                       "wds": len(wds), **({} if indices is None else {"indices": len(indices)})}
-            raise MXNetValueError(f"{type(self).__name__}.update: the lists differ in length: "
-                                  + ", ".join(f"{k}={v}" for k, v in lengths.items()))
-        for i, (w, g) in enumerate(zip(weights, grads)):
-            if w.shape != g.shape:  # jax arrays and NDArrays both have tuple shapes
-                raise MXNetValueError(f"{type(self).__name__}.update: weight {i} has shape {tuple(w.shape)} "
-                                      f"but its gradient has shape {tuple(g.shape)}")
-        if n == 0:
-            return [], []
-        configs = self._configs(indices, n)
-        if donate:  # a buffer given twice cannot be donated
-            buffers = list(weights)
-            for state in states:
-                if state is not None:
-                    buffers.extend(jax.tree.leaves(state))
-            if not pending:
-                buffers.extend(grads)
-            donate = len(set(map(id, buffers))) == len(buffers)
-        hyper = self._hyper_values(lrs, wds)
-        if pending is not None and donate:  # the backward that makes the gradients runs in the same program
-            run, positions = pending
-            key = (self._static_key(), configs)
-            raw = self._compiled.get(("raw", key))
-            if raw is None:
-                raw = self._compiled[("raw", key)] = self._make_fused(configs)
-            return run.run(update=(key, raw, positions, list(weights), list(states), hyper))
-        if pending is not None:
-            grads = [g.to_jax() for g in grads]
-        fn = self._fused(configs, donate)
-        try:
-            return fn(list(weights), list(grads), list(states), *hyper)
-        except (ValueError, TypeError) as err:
-            self._check_states(weights, states, configs)
-            raise err
-
-    def _configs(self, indices: Sequence | None, n: int) -> tuple:
-        if indices is None or type(self)._param_config is Optimizer._param_config:
-            return (None,) * n
-        return tuple(self._param_config(i) for i in indices)
-
-    def _hyper_values(self, lrs: Sequence, wds: Sequence) -> tuple:
-        """The learning rates, weight decays and ``rescale_grad`` as float32 device arrays (MXNet's
-        kernels take them as float; float64 arguments also cost every dispatch more), kept while they
-        repeat (they usually do: a transfer per step is time the hand-written step does not spend)."""
-        rescale = self.rescale_grad
-        if not isinstance(rescale, (int, float, onp.number)):  # an array: no caching
-            rescale = rescale.to_jax() if _is_nd(rescale) else rescale
-            return (onp.asarray(lrs, onp.float32), onp.asarray(wds, onp.float32), onp.asarray(rescale, onp.float32))
-        key = (tuple(lrs), tuple(wds), rescale)
-        cached = self._hyper_cache.get(key)
-        if cached is None:
-            if len(self._hyper_cache) >= 8:  # a schedule: values change every step
-                self._hyper_cache.clear()
-            cached = self._hyper_cache[key] = tuple(
-                jnp.asarray(onp.asarray(v, onp.float32)) for v in (lrs, wds, rescale))
-        return cached
-
-    def _check_states(self, weights: Sequence, states: Sequence, configs: tuple) -> None:
-        """Name the parameter whose state does not fit this optimizer (e.g. momentum changed to 0)."""
-        for i, (w, s, c) in enumerate(zip(weights, states, configs)):
-            if self.multi_precision and w.dtype == jnp.float16:
-                continue
-            spec = jax.ShapeDtypeStruct(w.shape, w.dtype)
-            expected = jax.eval_shape(self._build(0.0, 0.0, 1.0, c).init, spec)
-            if jax.tree.structure(expected) != jax.tree.structure(s):
-                raise MXNetValueError(
-                    f"{type(self).__name__}.update: the state of parameter {i} does not fit this optimizer: "
-                    f"expected {jax.tree.structure(expected)}, got {jax.tree.structure(s)} "
-                    "(was it created by create_state with the same hyper-parameters?)") from None
-
     def update(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
-        """Update ``weights`` (and ``states``) in place from ``grads``: MXNet 2 takes lists
-        (a single index/array, MXNet 1.x style, works too)."""
+        """Update ``weights`` (and ``states``) in place from ``grads``: ``fused_step`` when
+        ``use_fused_step``, else ``step``.  MXNet 2 takes lists; a single index/array (MXNet 1.x
+        style) works too."""
+        lists = self._as_lists(indices, weights, grads, states)
+        method = type(self).fused_step if self.use_fused_step else type(self).step
+        if method is Optimizer.fused_step or method is Optimizer.step:
+            self._apply(*lists)  # (validated once on the training hot path)
+        else:
+            method(self, *lists)
+
+    def step(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
+        """One optimization step of the listed parameters, in place (counts one update of each)."""
+        self._apply(*self._as_lists(indices, weights, grads, states))
+
+    def fused_step(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
+        """``step`` through the fused update: here both are one compiled call for all parameters."""
+        self._apply(*self._as_lists(indices, weights, grads, states))
+
+    def _as_lists(self, indices: Any, weights: Any, grads: Any, states: Any) -> tuple:
         if not isinstance(indices, (list, tuple)):
             indices, weights, grads, states = [indices], [weights], [grads], [states]
         name = type(self).__name__
         if not (len(indices) == len(weights) == len(grads) == len(states)):
             raise MXNetValueError(f"{name}.update: indices, weights, grads and states must have the same "
                                   f"length, got {len(indices)}, {len(weights)}, {len(grads)}, {len(states)}")
-        jax_weights = []
         for i, (w, g) in enumerate(zip(weights, grads)):
             if not (isinstance(w, NDArray) and isinstance(g, NDArray)):
                 raise MXNetTypeError(f"{name}.update: weights and grads must be NDArrays, got "
                                      f"{type(w).__name__} and {type(g).__name__} at position {i}")
-            jax_weights.append(w.to_jax())
+        return list(indices), list(weights), list(grads), list(states)
+
+    def _apply(self, indices: list, weights: list, grads: list, states: list) -> None:
+        if not self._has_rule():
+            raise NotImplementedError(f"{type(self).__name__} defines no update rule: override step "
+                                      "(and fused_step when use_fused_step)")
+        jax_weights = [w.to_jax() for w in weights]
         lrs, wds = self.prepare_update(indices)
+        steps = self._step_inputs(indices) if self._uses_step else None
         jax_states = [None if s is None else jax.tree.map(NDArray.to_jax, s, is_leaf=_is_nd) for s in states]
         pending = _tape.pending_backward_of(grads)
         new_weights, new_states = self.update_all(
             jax_weights, grads if pending else [g.to_jax() for g in grads], jax_states, lrs, wds,
-            indices=indices, pending=pending)
+            indices=indices, pending=pending, steps=steps)
         NDArray._set_datas(weights, new_weights)
         for s, ns in zip(states, new_states):
             if s is not None:
@@ -391,9 +331,20 @@ class Optimizer:
                     nd._set_data(x)
 
     def update_multi_precision(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
-        """``update`` for states from ``create_state_multi_precision`` (float16 weights are
-        updated through their float32 master copies when ``multi_precision``)."""
-        self.update(indices, weights, grads, states)
+        """``update`` for states from ``create_state_multi_precision``: float16 weights are updated
+        through their float32 master copies when ``multi_precision`` (inside the compiled update;
+        for a subclass with its own ``step``, MXNet's way: update the masters, cast them back)."""
+        if self._has_rule():
+            self.update(indices, weights, grads, states)
+            return
+        indices, weights, grads, states = self._as_lists(indices, weights, grads, states)
+        mp = [self.multi_precision and w.dtype == onp.float16 for w in weights]
+        masters = [s[0] if m else w for w, s, m in zip(weights, states, mp)]
+        self.update(indices, masters, [g.astype(onp.float32) if m else g for g, m in zip(grads, mp)],
+                    [s[1] if m else s for s, m in zip(states, mp)])
+        for w, master, m in zip(weights, masters, mp):
+            if m:
+                w[:] = master.astype(w.dtype)
 
     # -- pickling (Trainer.save_states) --------------------------------------------------------
     def __getstate__(self) -> dict:

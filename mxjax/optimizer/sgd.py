@@ -38,7 +38,8 @@ class SGD(Optimizer):
         self.momentum = momentum
         self.lazy_update = lazy_update
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         # momentum lives inside MXNet's buffer with the learning rate (see heavy_ball);
         # without momentum this chain is optax.sgd(lr) after the preprocessing
         step = T.heavy_ball(learning_rate, self.momentum) if self.momentum != 0.0 else optax.scale(-learning_rate)
@@ -62,7 +63,8 @@ class NAG(Optimizer):
                          use_fused_step=use_fused_step, **kwargs)
         self.momentum = momentum
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         step = T.nesterov(learning_rate, self.momentum) if self.momentum != 0.0 else optax.scale(-learning_rate)
         return T.chain(_decayed(rescale_grad, self.clip_gradient, weight_decay), step)
 
@@ -95,7 +97,8 @@ class LARS(Optimizer):
         name = self.idx2name[index] if index in self.idx2name else str(index)
         return not (name.endswith("gamma") or name.endswith("beta") or name.endswith("bias"))
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         apply = True if config is None else config
         step = T.heavy_ball(learning_rate, self.momentum) if self.momentum != 0.0 else optax.scale(-learning_rate)
         return T.chain(T.lars_scale(self.eta, self.epsilon, weight_decay, rescale_grad, self.clip_gradient, apply),
@@ -111,7 +114,8 @@ class Signum(Optimizer):
         weight = (1 - lr * wd_lh) * weight - lr * sign(state)
 
     and without momentum ``weight = (1 - lr * (wd + wd_lh)) * weight - lr * sign(grad)``.
-    The state holds the moving average itself (optax.ema); MXNet stores its negation.
+    The state is MXNet's ``mom``: the negated moving average, ``mom = momentum * mom - (1 -
+    momentum) * grad`` (optax.ema would keep the average with a step count MXNet's state lacks).
     """
 
     _hyper = ("momentum", "wd_lh")
@@ -122,11 +126,12 @@ class Signum(Optimizer):
         self.momentum = momentum
         self.wd_lh = wd_lh
 
-    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any) -> Any:
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
         if self.momentum != 0.0:
-            # optax.signum's ema -> sign -> -lr, plus MXNet's two weight decays
+            # optax.signum's ema -> sign -> -lr (the ema negated, as MXNet stores it), plus MXNet's two decays
             return T.chain(_decayed(rescale_grad, self.clip_gradient, weight_decay),
-                           optax.ema(self.momentum, debias=False), optax.scale_by_sign(),
+                           T.negated_ema(self.momentum), optax.scale_by_sign(), optax.scale(-1.0),
                            optax.add_decayed_weights(self.wd_lh), optax.scale(-learning_rate))
         # MXNet's signsgd_update: the sign of the raw gradient, both decays decoupled
         return T.chain(optax.scale_by_sign(), optax.add_decayed_weights(weight_decay + self.wd_lh),

@@ -1,0 +1,173 @@
+"""The fused update every optimizer runs: one compiled call that applies the optimizer's optax
+rule to all parameters (and, for gluon's Trainer, to the output of the backward that made the
+gradients), donating the old weight and state buffers."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from .. import _config
+from ..base import MXNetValueError
+from .._ndarray import NDArray
+
+__all__ = ["FusedUpdate"]
+
+
+def _is_nd(x: Any) -> bool:
+    return isinstance(x, NDArray)
+
+
+def _as_input(x: Any) -> Any:
+    """A host step input as a device array: floats as float32 (as MXNet's kernels take them)."""
+    if isinstance(x, onp.ndarray):
+        return jnp.asarray(x.astype(onp.float32) if x.dtype.kind == "f" else x)
+    return x
+
+
+class FusedUpdate:
+    """The compiled update of ``Optimizer`` (a mixin: it reads the optimizer's ``_build``,
+    ``_pack_state``, ``_step_inputs``, ``_param_config``, hyper-parameters and caches)."""
+
+    def _static_key(self) -> tuple:
+        return (*[getattr(self, n) for n in self._hyper], self.clip_gradient, self.multi_precision)
+
+    def _fused(self, configs: tuple, donate: bool) -> Any:
+        key = (self._static_key(), configs, donate)
+        fn = self._compiled.get(key)
+        if fn is None:
+            if len(self._compiled) > 64:  # hyper-parameters changed many times: drop stale programs
+                self._compiled.clear()
+            fn = self._compiled[key] = jax.jit(self._make_fused(configs),
+                                               donate_argnums=(0, 2) if donate else ())
+        return fn
+
+    def _make_fused(self, configs: tuple) -> Any:
+        multi_precision = self.multi_precision
+
+        def fused(weights: list, grads: list, states: list, lrs: Any, wds: Any, rescale: Any,
+                  steps: Any = None) -> tuple:
+            new_weights, new_states = [], []
+            for i, (w, g, s) in enumerate(zip(weights, grads, states)):
+                mp = multi_precision and w.dtype == jnp.float16
+                master, outer = (s[0], s[1]) if mp else (w, s)
+                dt = master.dtype
+                step = None if steps is None else jax.tree.map(lambda a: a[i], steps)
+                hyper = (lrs[i].astype(dt), wds[i].astype(dt), rescale.astype(dt), configs[i])
+                tx = self._build(*hyper, step) if self._uses_step else self._build(*hyper)
+                old = jax.tree.leaves(outer)
+                inner = jax.tree.unflatten(jax.tree.structure(jax.eval_shape(tx.init, master)), old)
+                delta, inner_new = tx.update(g.astype(dt), inner, master)
+                master_new = (master + delta).astype(dt)
+                inner_new = self._pack_state([n.astype(o.dtype) for n, o in zip(jax.tree.leaves(inner_new), old)])
+                if mp:
+                    new_weights.append(master_new.astype(w.dtype))
+                    new_states.append((master_new, inner_new))
+                else:
+                    new_weights.append(master_new)
+                    new_states.append(inner_new)
+            return new_weights, new_states
+
+        return fused
+
+    def update_all(self, weights: Sequence, grads: Sequence, states: Sequence, lrs: Sequence,
+                   wds: Sequence, indices: Sequence | None = None, donate: bool = True,
+                   pending: Any = None, steps: Any = None) -> tuple[list, list]:
+        """Update all parameters in ONE compiled call: returns ``(new_weights, new_states)``.
+
+        ``weights``/``grads`` are jax arrays, ``states`` the pytrees of jax arrays mirroring
+        ``create_state``; ``lrs``/``wds`` are the per-parameter values (``prepare_update``).
+        The learning rates, weight decays and ``rescale_grad`` are runtime inputs (no
+        recompilation when they change); so are ``steps``, the rule's ``_step_inputs`` (computed
+        from ``indices`` when not given, after ``prepare_update``).  With ``donate`` the old weight and state buffers
+        are donated to the result: the caller must not read them afterwards.  ``pending``
+        (from ``_tape.pending_backward_of``) says the gradients are the lazy results of a
+        backward that has not run: it runs in the same program as the update.
+        """
+        n = len(weights)
+        if not (n == len(grads) == len(states) == len(lrs) == len(wds)) or (indices is not None
+                                                                          and len(indices) != n):
+            lengths = {"weights": n, "grads": len(grads), "states": len(states), "lrs": len(lrs),
+                       "wds": len(wds), **({} if indices is None else {"indices": len(indices)})}
+            raise MXNetValueError(f"{type(self).__name__}.update: the lists differ in length: "
+                                  + ", ".join(f"{k}={v}" for k, v in lengths.items()))
+        for i, (w, g) in enumerate(zip(weights, grads)):
+            if w.shape != g.shape:  # jax arrays and NDArrays both have tuple shapes
+                raise MXNetValueError(f"{type(self).__name__}.update: weight {i} has shape {tuple(w.shape)} "
+                                      f"but its gradient has shape {tuple(g.shape)}")
+        if n == 0:
+            return [], []
+        configs = self._configs(indices, n)
+        if donate:  # a buffer given twice cannot be donated
+            buffers = list(weights)
+            for state in states:
+                if state is not None:
+                    buffers.extend(jax.tree.leaves(state))
+            if not pending:
+                buffers.extend(grads)
+            donate = len(set(map(id, buffers))) == len(buffers)
+        hyper = self._hyper_values(lrs, wds)
+        if self._uses_step:
+            if steps is None:
+                steps = self._step_inputs(indices if indices is not None else [None] * n)
+            hyper = (*hyper, jax.tree.map(_as_input, steps))
+        if pending is not None and donate:  # the backward that makes the gradients runs in the same program
+            run, positions = pending
+            key = (self._static_key(), configs)
+            raw = self._compiled.get(("raw", key))
+            if raw is None:
+                raw = self._compiled[("raw", key)] = self._make_fused(configs)
+            with _config.x64():  # float64 weights trace and run as float64
+                return run.run(update=(key, raw, positions, list(weights), list(states), hyper))
+        if pending is not None:
+            grads = [g.to_jax() for g in grads]
+        fn = self._fused(configs, donate)
+        try:
+            with _config.x64():
+                return fn(list(weights), list(grads), list(states), *hyper)
+        except (ValueError, TypeError) as err:
+            self._check_states(weights, states, configs)
+            raise err
+
+    def _param_config(self, index: Any) -> Any:
+        """Static per-parameter information the update rule needs (LARS: skip by name)."""
+        return None
+
+    def _configs(self, indices: Sequence | None, n: int) -> tuple:
+        if indices is None or type(self)._param_config is FusedUpdate._param_config:
+            return (None,) * n
+        return tuple(self._param_config(i) for i in indices)
+
+    def _hyper_values(self, lrs: Sequence, wds: Sequence) -> tuple:
+        """The learning rates, weight decays and ``rescale_grad`` as float32 device arrays (MXNet's
+        kernels take them as float; float64 arguments also cost every dispatch more), kept while they
+        repeat (they usually do: a transfer per step is time the hand-written step does not spend)."""
+        rescale = self.rescale_grad
+        if not isinstance(rescale, (int, float, onp.number)):  # an array: no caching
+            rescale = rescale.to_jax() if _is_nd(rescale) else rescale
+            return (onp.asarray(lrs, onp.float32), onp.asarray(wds, onp.float32), onp.asarray(rescale, onp.float32))
+        key = (tuple(lrs), tuple(wds), rescale)
+        cached = self._hyper_cache.get(key)
+        if cached is None:
+            if len(self._hyper_cache) >= 8:  # a schedule: values change every step
+                self._hyper_cache.clear()
+            cached = self._hyper_cache[key] = tuple(
+                jnp.asarray(onp.asarray(v, onp.float32)) for v in (lrs, wds, rescale))
+        return cached
+
+    def _check_states(self, weights: Sequence, states: Sequence, configs: tuple) -> None:
+        """Name the parameter whose state does not fit this optimizer (e.g. momentum changed to 0)."""
+        for i, (w, s, c) in enumerate(zip(weights, states, configs)):
+            if self.multi_precision and w.dtype == jnp.float16:
+                continue
+            spec = jax.ShapeDtypeStruct(w.shape, w.dtype)
+            with _config.x64():
+                expected = jax.eval_shape(self._build(0.0, 0.0, 1.0, c).init, spec)
+            expected = self._pack_state(jax.tree.leaves(expected))
+            if jax.tree.structure(expected) != jax.tree.structure(s):
+                raise MXNetValueError(
+                    f"{type(self).__name__}.update: the state of parameter {i} does not fit this optimizer: "
+                    f"expected {jax.tree.structure(expected)}, got {jax.tree.structure(s)} "
+                    "(was it created by create_state with the same hyper-parameters?)") from None
