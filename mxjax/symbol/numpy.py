@@ -1,11 +1,16 @@
-"""``mx.sym.np``: NumPy-named symbol functions (NumPy semantics), generated from the registry."""
+"""``mx.sym.np``: NumPy-named symbol functions (NumPy semantics), generated from the registry;
+``mx.sym.np.linalg`` holds the linear-algebra routines."""
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .._frontend import make_function
 from ..operator import OPS
+from . import numpy_linalg as linalg
 from .symbol import Symbol, symbol_function
+
+sys.modules.setdefault(f"{__name__}.linalg", linalg)  # ``import mxjax.symbol.numpy.linalg``, as in MXNet
 
 _FUNCTIONS: dict[str, Any] = {}
 

@@ -1,0 +1,82 @@
+"""NDArray's fluent methods on ``Symbol`` (``s.sum(axis=1)``, ``s.reshape((2, -1))``...).
+
+Each method is the ``mx.sym`` function of the same name with the symbol as its
+first argument, so ``s.sum(axis=1)`` builds exactly the node ``mx.sym.sum(s, axis=1)``
+does.  The names are those of ``mx.nd``'s fluent table plus the few MXNet gives only
+symbols and arrays of both kinds (``reshape``, ``transpose``, ``astype``).  The
+methods that need concrete values (``asnumpy``, ``backward``...) raise
+``NotImplementedForSymbol``, as in MXNet.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..base import MXNetError
+from ..ndarray._fluent import FLUENT_METHODS
+from . import op as _op
+from .symbol import Symbol
+
+# mx.nd's fluent names that are not graph ops (storage conversion)
+_NOT_SYMBOLIC = {"tostype"}
+# method name -> the mx.sym function it calls, where they differ
+_EXTRA = {"reshape": "reshape", "reshape_like": "reshape_like", "transpose": "transpose", "astype": "cast"}
+
+
+class NotImplementedForSymbol(MXNetError):
+    """A method of NDArray that has no meaning for a Symbol (it needs values)."""
+
+    def __init__(self, function: str, alias: str | None = None) -> None:
+        super().__init__(f"Function {function}{f' ({alias})' if alias else ''} is not implemented "
+                         "for Symbol and only available in NDArray.")
+        self.function = function
+
+
+def _method(method: str, function: str) -> Callable[..., Any]:
+    def fluent(self: Symbol, *args: Any, **kwargs: Any) -> Any:
+        return getattr(_op, function)(self, *args, **kwargs)
+    fluent.__name__ = fluent.__qualname__ = method
+    fluent.__doc__ = f"``mx.sym.{function}(self, ...)`` as a method."
+    return fluent
+
+
+def _flatten(self: Symbol, inplace: bool = False, **kwargs: Any) -> Any:
+    """``mx.sym.flatten(self)``; ``inplace`` is accepted and ignored, as in MXNet."""
+    return _op.flatten(self, **kwargs)
+
+
+def _expand_dims(self: Symbol, axis: int, inplace: bool = False, **kwargs: Any) -> Any:
+    """``mx.sym.expand_dims(self, axis=axis)``; ``inplace`` is accepted and ignored, as in MXNet."""
+    return _op.expand_dims(self, axis=axis, **kwargs)
+
+
+def _diag(self: Symbol, k: int = 0, **kwargs: Any) -> Any:
+    """``mx.sym.diag(self, k)``."""
+    return _op.diag(self, k, **kwargs)
+
+
+def _value_method(name: str) -> Callable[..., Any]:
+    def method(self: Symbol, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedForSymbol(name)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"NDArray's ``{name}``: not available on a Symbol (raises ``NotImplementedForSymbol``)."
+    return method
+
+
+_SPECIAL = {"flatten": _flatten, "expand_dims": _expand_dims, "diag": _diag}
+_VALUE_METHODS = ("asnumpy", "asscalar", "wait_to_read", "backward", "detach", "as_in_context", "copy")
+
+
+def fluent_methods() -> dict[str, Callable[..., Any]]:
+    """Method name -> function, for every fluent method MXNet 2's Symbol has."""
+    names = {name: name for name in FLUENT_METHODS if name not in _NOT_SYMBOLIC}
+    names.update(_EXTRA)
+    methods = {name: _SPECIAL.get(name) or _method(name, function) for name, function in names.items()}
+    methods.update({name: _value_method(name) for name in _VALUE_METHODS})
+    return methods
+
+
+def install() -> None:
+    """Put the fluent methods on ``Symbol`` (methods the class defines itself win)."""
+    for name, method in fluent_methods().items():
+        if name not in Symbol.__dict__:
+            setattr(Symbol, name, method)
