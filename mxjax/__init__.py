@@ -16,6 +16,7 @@ from . import symbol
 from . import symbol as sym
 from . import gluon
 from . import visualization as viz
+from . import test_utils
 
 context = device  # the 1.x module name: mx.context.Context, mx.context.current_context()
 
@@ -24,5 +25,5 @@ __version__ = "0.1.0"
 __all__ = [
     "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "init", "initializer", "lr_scheduler", "optimizer", "context", "cpu", "cpu_pinned",
     "current_context", "current_device", "device", "engine", "gluon", "gpu", "nd", "np", "npx", "num_gpus",
-    "name", "operator", "random", "sym", "symbol", "viz", "waitall",
+    "name", "operator", "random", "sym", "symbol", "test_utils", "viz", "waitall",
 ]
