@@ -12,6 +12,7 @@ from . import ndarray as nd
 from . import numpy_extension as npx
 from . import initializer, lr_scheduler, name, optimizer, random
 from . import initializer as init
+from . import profiler
 from . import symbol
 from . import symbol as sym
 from . import gluon
@@ -25,5 +26,5 @@ __version__ = "0.1.0"
 __all__ = [
     "MXNetError", "Context", "Device", "NDArray", "autograd", "base", "init", "initializer", "lr_scheduler", "optimizer", "context", "cpu", "cpu_pinned",
     "current_context", "current_device", "device", "engine", "gluon", "gpu", "nd", "np", "npx", "num_gpus",
-    "name", "operator", "random", "sym", "symbol", "test_utils", "viz", "waitall",
+    "name", "operator", "profiler", "random", "sym", "symbol", "test_utils", "viz", "waitall",
 ]

@@ -52,6 +52,9 @@ _EXIT_WAIT_S = 5.0          # at exit, give pending ops this long to finish
 
 _engine: Engine | None = None
 _engine_lock = threading.Lock()
+# Set by ``mxjax.profiler`` while it records: ``hook(fn, name, is_async)`` returns ``fn`` wrapped so
+# that its run on the engine is timed.  ``None`` (one global test per push) when off.
+_profile_hook: Callable | None = None
 
 
 def _create(kind: str, num_workers: int | None = None) -> Engine:
@@ -110,12 +113,16 @@ def new_variable(name: str | None = None) -> Var:
 def push_sync(fn: Callable[[], object], const_vars: Iterable[Var] = (),
               mutate_vars: Iterable[Var] = (), priority: int = 0, name: str | None = None) -> None:
     """Run ``fn()`` after earlier writes of const_vars and earlier uses of mutate_vars."""
+    if _profile_hook is not None:
+        fn = _profile_hook(fn, name, False)
     (_engine or get_engine()).push_sync(fn, const_vars, mutate_vars, priority, name)
 
 
 def push_async(fn: Callable[[Callable[..., None]], object], const_vars: Iterable[Var] = (),
                mutate_vars: Iterable[Var] = (), priority: int = 0, name: str | None = None) -> None:
     """Run ``fn(on_complete)``; the op is pending until ``on_complete([exc])`` is called."""
+    if _profile_hook is not None:
+        fn = _profile_hook(fn, name, True)
     (_engine or get_engine()).push_async(fn, const_vars, mutate_vars, priority, name)
 
 
@@ -127,6 +134,9 @@ def new_operator(fn: Callable, const_vars: Iterable[Var] = (), mutate_vars: Iter
 
 def push(op: Operator, priority: int = 0) -> None:
     """Schedule one run of ``op``."""
+    if _profile_hook is not None and not op.deleted:
+        op = Operator(_profile_hook(op.fn, op.name, op.is_async), op.const_vars, op.mutate_vars,
+                      op.is_async, op.name)
     (_engine or get_engine()).push(op, priority)
 
 

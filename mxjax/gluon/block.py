@@ -20,6 +20,7 @@ import numpy as onp
 
 from .. import _config, _deferred_compute as dc
 from .. import _rng, _tape, autograd, initializer
+from .. import profiler as _profiler
 from ..base import MXNetError, MXNetValueError
 from ..device import Device
 from .._ndarray import NDArray, np_class
@@ -371,6 +372,8 @@ class HybridBlock(Block):
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if not self._active or dc.is_deferred_compute() or kwargs:
             return self._forward_compat(*args, **kwargs)
+        if _profiler._program_hook is not None:  # the profiler records the call as one event
+            return _profiler._program_hook(type(self).__name__, self._call_cached, args)
         return self._call_cached(*args)
 
     def _forward_compat(self, *args: Any, **kwargs: Any) -> Any:
