@@ -9,7 +9,8 @@ import jax
 
 from .base import MXNetError
 
-__all__ = ["Device", "Context", "cpu", "gpu", "cpu_pinned", "current_device", "current_context", "num_gpus"]
+__all__ = ["Device", "Context", "cpu", "gpu", "cpu_pinned", "current_device", "current_context", "num_gpus",
+           "gpu_memory_info"]
 
 _DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 _TYPE_IDS = {name: i for i, name in _DEVICE_TYPES.items()}
@@ -132,3 +133,19 @@ def current_device() -> Device:
 
 current_context = current_device
 _DEFAULT = Device("cpu", 0)
+
+
+def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:
+    """``(free, total)`` bytes of GPU ``device_id``, from JAX's allocator statistics.
+
+    ``total`` is the memory JAX's allocator may use (its ``bytes_limit``), ``free`` that minus
+    what live buffers hold.  Without a GPU this raises ``MXNetError`` as MXNet built without CUDA.
+    """
+    gpus = _jax_devices("gpu")
+    if not gpus:
+        raise MXNetError("This call is only supported for MXNet built with CUDA support.")
+    if not 0 <= int(device_id) < len(gpus):
+        raise MXNetError(f"gpu_memory_info: gpu({device_id}) does not exist; this machine has {len(gpus)} GPU(s)")
+    stats = gpus[int(device_id)].memory_stats() or {}
+    total = int(stats.get("bytes_limit", 0))
+    return total - int(stats.get("bytes_in_use", 0)), total

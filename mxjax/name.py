@@ -2,7 +2,7 @@
 
 A ``NameManager`` holds one counter per hint; ``with mx.name.NameManager():``
 starts fresh counters for a scope (MXNet numbers names per process otherwise),
-and ``Prefix(prefix)`` also prepends a prefix to every automatic name.
+and ``Prefix(prefix)`` also prepends a prefix to every name it hands out.
 """
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ class Prefix(NameManager):
         self._prefix = prefix
 
     def get(self, name: str | None, hint: str) -> str:
-        return name if name else self._prefix + super().get(None, hint)
+        """``prefix + name``, or ``prefix + <hint><counter>`` (MXNet prefixes explicit names too)."""
+        return self._prefix + super().get(name, hint)
 
 
 _DEFAULT = NameManager()

@@ -26,6 +26,9 @@ from ._test_utils_checks import *  # noqa: F401,F403  (comparisons and symbol ch
 from ._test_utils_checks import __all__ as _checks_all
 from ._test_utils_checks import assert_almost_equal, same
 from .base import MXNetError, MXNetValueError
+from .runtime import Features  # noqa: F401  (MXNet's test_utils has these names: from mx.runtime / mx.util)
+from .util import (get_cuda_compute_capability, get_max_supported_compute_capability, get_rtc_compile_opts,
+                   getenv, setenv, use_np, use_np_default_dtype)  # noqa: F401
 
 __all__ = list(_checks_all) + [
     "default_device", "set_default_device", "default_dtype", "random_arrays", "random_uniform_arrays",

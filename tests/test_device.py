@@ -3,6 +3,7 @@ import jax
 import pytest
 
 import mxjax as mx
+from mxjax.base import MXNetError
 
 
 def test_cpu_and_aliases():
@@ -46,3 +47,25 @@ def test_array_device_id_is_the_devices_mxnet_id():
     from mxjax.device import array_device_id
     data = jax.numpy.ones(3)
     assert array_device_id(data) == mx.Device.from_jax(next(iter(data.devices()))).device_id
+
+
+def test_context_module_has_mxnets_names():
+    # MXNet 2.0.0b1's mx.context: Context, Device, cpu, cpu_pinned, current_context, gpu, gpu_memory_info, num_gpus
+    for name in ["Context", "Device", "cpu", "cpu_pinned", "current_context", "gpu", "gpu_memory_info", "num_gpus"]:
+        assert hasattr(mx.context, name), name
+    assert mx.context.gpu_memory_info is mx.device.gpu_memory_info
+
+
+def test_gpu_memory_info_matches_jax():
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if not gpus:
+        with pytest.raises(MXNetError, match="only supported for MXNet built with CUDA support"):
+            mx.context.gpu_memory_info()
+        return
+    free, total = mx.context.gpu_memory_info(0)
+    assert 0 <= free <= total
+    with pytest.raises(MXNetError, match="does not exist"):
+        mx.context.gpu_memory_info(len(gpus))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._array_io import load_arrays, save_npx, savez
-from .._config import (is_np_array, is_np_default_dtype, is_np_shape, np_array, np_shape, reset_np,
+from ..util import (is_np_array, is_np_default_dtype, is_np_shape, np_array, np_shape, reset_np,
                        set_np, set_np_default_dtype)
 from .._ndarray import waitall
 from ..numpy.multiarray import ndarray
