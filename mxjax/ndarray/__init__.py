@@ -17,11 +17,22 @@ from ._functions import *  # noqa: F401,F403
 from ._functions import __all__ as _functions_all
 from ._layers import *  # noqa: F401,F403
 from ._layers import __all__ as _layers_all
+from ._random_ops import *  # noqa: F401,F403
+from ._random_ops import __all__ as _random_ops_all
+from ._extra import *  # noqa: F401,F403
+from ._extra import __all__ as _extra_all
+from ._updates import *  # noqa: F401,F403
+from ._updates import __all__ as _updates_all
+from .._custom_host import Custom  # noqa: F401  (mx.operator's Python custom ops)
 from . import contrib, linalg, random  # noqa: F401
+from . import ndarray, numpy, numpy_extension, op, sparse, utils  # noqa: F401
+from . import numpy as np, numpy_extension as npx  # noqa: F401  (MXNet's short names)
 from ._io import save, load  # noqa: F401
 from ._fluent import FLUENT_METHODS
 from .._ndarray import register_fluent_methods
 
 register_fluent_methods(FLUENT_METHODS)
 
-__all__ = ["NDArray", "linalg", "random", "save", "load", *_legacy_all, *_shared_all, *_functions_all, *_layers_all]
+__all__ = ["NDArray", "linalg", "random", "ndarray", "numpy", "numpy_extension", "np", "npx", "op", "sparse",
+           "utils", "save", "load", *_legacy_all, *_shared_all, *_functions_all, *_layers_all, *_random_ops_all,
+           *_extra_all, *_updates_all, "Custom"]

@@ -7,6 +7,11 @@ from .._frontend import make_function, store_out
 from .._ndarray import NDArray, invoke
 from ..operator import get_op
 from ._layers import as_legacy
+from ._updates import (adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update,  # noqa: F401
+                       adabelief_update, mp_adabelief_update, multi_adabelief_update,
+                       multi_mp_adabelief_update, multi_lamb_update, multi_mp_lamb_update,
+                       multi_lans_update, multi_mp_lans_update)
+from ._updates import CONTRIB as _updates_contrib
 from ..numpy_extension._contrib import sync_batch_norm as _sync_batch_norm
 from ..numpy_extension.control_flow import cond, foreach, while_loop  # 1.x's contrib names for them
 
@@ -106,4 +111,5 @@ __all__ = ["SyncBatchNorm", "BilinearResize2D", "arange_like", "CTCLoss", "ctc_l
            "box_iou", "box_encode", "box_decode", "bipartite_matching", "MultiBoxPrior",
            "box_nms", "box_non_maximum_suppression", "isfinite", "isinf", "isnan", "dynamic_reshape",
            "ROIAlign", "group_adagrad_update", "fft", "count_sketch",
-           "sldwin_atten_score", "sldwin_atten_mask_like", "sldwin_atten_context", "MultiBoxDetection", "MultiBoxTarget"]
+           "sldwin_atten_score", "sldwin_atten_mask_like", "sldwin_atten_context", "MultiBoxDetection", "MultiBoxTarget",
+           *_updates_contrib]

@@ -16,6 +16,10 @@ det = nd_function("_linalg_det", name="det")
 slogdet = nd_function("_linalg_slogdet", name="slogdet")
 extractdiag = nd_function("_linalg_extractdiag", name="extractdiag")
 makediag = nd_function("_linalg_makediag", name="makediag")
+extracttrian = nd_function("_linalg_extracttrian", name="extracttrian")
+maketrian = nd_function("_linalg_maketrian", name="maketrian")
+gelqf = nd_function("_linalg_gelqf", name="gelqf")
+syevd = nd_function("_linalg_syevd", name="syevd")
 
 __all__ = ["gemm", "gemm2", "potrf", "potri", "trsm", "trmm", "syrk", "sumlogdiag", "inverse", "det",
-           "slogdet", "extractdiag", "makediag"]
+           "slogdet", "extractdiag", "makediag", "extracttrian", "maketrian", "gelqf", "syevd"]

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
+
+from ..base import MXNetTypeError
 from ..device import Device
-from .._ndarray import NDArray
+from .._ndarray import NDArray, from_jax
 from .._ndarray import array as _core_array
 from .multiarray import ndarray
 
-__all__ = ["array", "asarray"]
+__all__ = ["array", "asarray", "from_dlpack"]
 
 
 def array(object: Any, dtype: Any = None, device: Device | None = None, ctx: Device | None = None) -> ndarray:
@@ -27,3 +30,14 @@ def asarray(obj: Any, dtype: Any = None, device: Device | None = None, ctx: Devi
     if isinstance(obj, NDArray) and dtype is None and device is None and ctx is None:
         return obj.as_np_ndarray()
     return array(obj, dtype=dtype, device=device, ctx=ctx)
+
+
+def from_dlpack(x: Any) -> ndarray:
+    """An ``mx.np.ndarray`` on the buffer of ``x``, any object with ``__dlpack__`` (an mx, NumPy, JAX or
+    torch array): no copy where the producer's device allows.  For a bare DLPack capsule use
+    ``npx.from_dlpack``."""
+    if not hasattr(x, "__dlpack__"):
+        raise MXNetTypeError(f"from_dlpack: expected an object with __dlpack__ (an array), got {type(x).__name__}")
+    if isinstance(x, NDArray):
+        x.wait_to_read()
+    return from_jax(jax.dlpack.from_dlpack(x), ndarray)

@@ -12,7 +12,9 @@ from ._nn import *  # noqa: F401,F403
 from ._nn import __all__ as _nn_all
 from ._contrib import *  # noqa: F401,F403
 from ._contrib import __all__ as _contrib_all
+from ._legacy import *  # noqa: F401,F403
+from ._legacy import __all__ as _legacy_all
 from .control_flow import cond, foreach, while_loop
-from . import random  # noqa: F401
+from . import random, utils  # noqa: F401
 
-__all__ = [*_utils_all, *_nn_all, *_contrib_all, "foreach", "while_loop", "cond", "random"]
+__all__ = [*_utils_all, *_nn_all, *_contrib_all, *_legacy_all, "foreach", "while_loop", "cond", "random", "utils"]

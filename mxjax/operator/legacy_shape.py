@@ -77,6 +77,22 @@ def slice_channel(data, *, num_outputs: int = 1, axis: int = 1, squeeze_axis: bo
     return parts[0] if num_outputs == 1 else tuple(parts)
 
 
+@defop("_split_v2", num_outputs=lambda params: len(params.get("indices") or ()) or params.get("sections", 1))
+def split_v2(data, *, indices: tuple = (), axis: int = 0, squeeze_axis: bool = False, sections: int = 0):
+    """MXNet 2's ``split_v2``: ``sections`` equal parts, or parts starting at ``indices`` (the first is 0)."""
+    ax = norm_axis(axis, data.ndim, "_split_v2")
+    if not indices and (sections < 1 or data.shape[ax] % sections):
+        raise MXNetValueError(f"_split_v2: axis {axis} of shape {_shape(data)} cannot be split "
+                              f"into {sections} equal sections")
+    parts = jnp.split(data, list(indices)[1:] if indices else sections, axis=ax)
+    if squeeze_axis:
+        if any(p.shape[ax] != 1 for p in parts):
+            raise MXNetValueError(f"_split_v2: squeeze_axis needs parts of size 1 along axis {axis}; "
+                                  f"got sizes {[p.shape[ax] for p in parts]}")
+        parts = [jnp.squeeze(p, axis=ax) for p in parts]
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
 # ----------------------------------------------------------------------------- joining
 
 def _check_joinable(arrays, op: str) -> None:

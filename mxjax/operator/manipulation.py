@@ -194,13 +194,19 @@ def _split_points(op: str, indices_or_sections: Any) -> Any:
     return [int(i) for i in indices_or_sections]
 
 
-@defop("split", aliases=("_np_split",))
+def _split_count(params: dict) -> int:
+    """How many arrays ``split``/``array_split`` return (for graphs built before shapes are known)."""
+    sections = params.get("indices_or_sections", 1)
+    return int(sections) if isinstance(sections, (int, onp.integer)) else len(sections) + 1
+
+
+@defop("split", aliases=("_np_split",), num_outputs=_split_count)
 def split(ary, *, indices_or_sections: axis, axis: int = 0):
     """Split into equal sections (an int) or at the given indices (a tuple); returns a tuple."""
     return tuple(jnp.split(ary, _split_points("split", indices_or_sections), axis))
 
 
-@defop("array_split")
+@defop("array_split", num_outputs=_split_count)
 def array_split(ary, *, indices_or_sections: axis, axis: int = 0):
     """Like ``split``, but sections need not divide the axis evenly."""
     return tuple(jnp.array_split(ary, _split_points("array_split", indices_or_sections), axis))

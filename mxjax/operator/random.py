@@ -293,7 +293,7 @@ def choice(key, p=None, *, a: int = 1, size: shape | None = None, replace: bool 
     return _r.choice(key, a, shape, replace, None if p is None else jnp.asarray(p)).astype(jnp.int64)
 
 
-@defop("_npi_shuffle", needs_key=True)
+@defop("_npi_shuffle", aliases=("_shuffle",), needs_key=True)
 def shuffle(key, x):
     """A copy of ``x`` with its first axis randomly permuted."""
     if jnp.ndim(x) == 0:

@@ -18,7 +18,7 @@ import jax
 from .. import _config
 from ..base import MXNetError, MXNetValueError, decode_attr, encode_attr, normalize_dtype
 
-__all__ = ["OpDef", "Param", "defop", "register", "get_op", "OPS", "list_ops", "clear_caches",
+__all__ = ["OpDef", "Param", "defop", "register_op", "get_op", "OPS", "list_ops", "clear_caches",
            "DynamicShapeError", "dynamic_shape_error"]
 
 OPS: dict[str, "OpDef"] = {}      # canonical name and every alias → OpDef
@@ -221,7 +221,7 @@ class OpDef:
         return f"<OpDef {self.name}>"
 
 
-def register(op: OpDef) -> OpDef:
+def register_op(op: OpDef) -> OpDef:
     """Add an op under its name and aliases; a name may be registered once."""
     for name in (op.name, *op.aliases):
         if name in OPS:
@@ -232,11 +232,16 @@ def register(op: OpDef) -> OpDef:
     return op
 
 
+# The old name, for op modules that still import it (``mx.operator.register`` is MXNet's custom-op
+# decorator, so the package exports this function as ``register_op`` only).
+register = register_op
+
+
 def defop(name: str, **options: Any) -> Callable[[Callable], OpDef]:
     """Decorator: ``@defop("add", aliases=("_npi_add", "broadcast_add"))`` over the JAX compute function."""
 
     def wrap(compute: Callable) -> OpDef:
-        return register(OpDef(name, compute, **options))
+        return register_op(OpDef(name, compute, **options))
 
     return wrap
 

@@ -103,7 +103,7 @@ def flatnonzero(a):
     return jnp.flatnonzero(jnp.asarray(a)).astype(jnp.int64)
 
 
-@defop("argwhere", aliases=("_npi_nonzero",), dynamic_shape=True)
+@defop("argwhere", aliases=("_npi_nonzero", "_npx_nonzero"), dynamic_shape=True)
 def argwhere(a):
     """Indices (int64, shape (N, ndim)) of the non-zero elements, one row each."""
     return jnp.argwhere(jnp.asarray(a)).astype(jnp.int64)

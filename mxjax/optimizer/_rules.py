@@ -4,7 +4,9 @@ DCASGD, SGLD and Test, written from MXNet 2's formulas.
 Like ``_transforms``, each returns the *delta* to add to the weight; ``t`` and the other
 per-step values are (traced) runtime inputs from the optimizer's ``_step_inputs``.  optax has
 no FTML, LANS, DCASGD or SGLD, and its adamax/nadam/adabelief place epsilon and the bias
-correction differently (each docstring says how), so these are MXNet's rules.
+correction differently (each docstring says how), so these are MXNet's rules.  Where an update
+operator implements the same rule (AdaBelief, FTML, LANS), the per-array math is the one in
+``mxjax.operator.optimizer_rules``; these wrap it for parameter trees.
 """
 from __future__ import annotations
 
@@ -14,19 +16,10 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from ._transforms import AdamState, _adam_init, _zeros
+from ..operator import optimizer_rules as R
+from ._transforms import AdamState, _adam_init, _per_leaf, _zeros
 
 tm = jax.tree.map
-
-
-def _norm(x: Any) -> Any:
-    return jnp.sqrt(jnp.sum(jnp.square(x.astype(jnp.float32)))).astype(x.dtype)
-
-
-def _safe_ratio(num: Any, den: Any) -> Any:
-    """``num / den``, or 1 where that is 0, inf or NaN (MXNet's LAMB/LANS trust ratios)."""
-    ratio = num / den
-    return jnp.where(jnp.isfinite(ratio) & (ratio != 0), ratio, 1.0)
 
 
 def adamax(learning_rate: Any, beta1: float, beta2: float, epsilon: float, t: Any) -> optax.GradientTransformation:
@@ -74,13 +67,11 @@ def adabelief(learning_rate: Any, beta1: float, beta2: float, epsilon: float, co
     corrected ``sqrt(s_hat)``) and adds ``eps`` to ``s`` only through ``eps_root``.
     """
     def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
-        mean = optax.tree.update_moment(updates, state.mean, beta1, 1)
-        var = tm(lambda s, g, m: beta2 * s + (1.0 - beta2) * jnp.square(g - m) + epsilon, state.var, updates, mean)
         eta = learning_rate
         if correct_bias:
             tt = jnp.asarray(t).astype(jnp.result_type(learning_rate))
             eta = learning_rate * jnp.sqrt(1.0 - beta2 ** tt) / (1.0 - beta1 ** tt)
-        return tm(lambda m, s: -eta * m / (jnp.sqrt(s) + epsilon), mean, var), AdamState(mean, var)
+        return _per_leaf(lambda g, m, s: R.adabelief(g, m, s, eta, beta1, beta2, epsilon), updates, state)
 
     return optax.GradientTransformation(_adam_init, update_fn)
 
@@ -98,14 +89,13 @@ def ftml(learning_rate: Any, beta1: float, beta2: float, epsilon: float, t: Any)
         v = b2*v + (1-b2)*g^2;  d' = (1-b1^t)/lr * (sqrt(v/(1-b2^t)) + eps)
         z = b1*z + (1-b1)*g - (d' - b1*d)*w;  w = -z/d'
     """
-    def update_fn(updates: Any, state: FTMLState, params: Any) -> tuple[Any, FTMLState]:
+    def step(g: Any, d: Any, v: Any, z: Any, w: Any) -> tuple:
         tt = jnp.asarray(t).astype(jnp.result_type(learning_rate))
-        c1, c2 = 1.0 - beta1 ** tt, 1.0 - beta2 ** tt
-        v = optax.tree.update_moment_per_elem_norm(updates, state.v, beta2, 2)
-        d = tm(lambda v: c1 / learning_rate * (jnp.sqrt(v / c2) + epsilon), v)
-        z = tm(lambda z, g, d1, d0, w: beta1 * z + (1.0 - beta1) * g - (d1 - beta1 * d0) * w,
-               state.z, updates, d, state.d, params)
-        return tm(lambda z, d, w: -z / d - w, z, d, params), FTMLState(d, v, z)
+        new, d, v, z = R.ftml(g, w, d, v, z, learning_rate, beta1, beta2, epsilon, tt)
+        return new - w, d, v, z
+
+    def update_fn(updates: Any, state: FTMLState, params: Any) -> tuple[Any, FTMLState]:
+        return _per_leaf(step, updates, state, params)
 
     return optax.GradientTransformation(lambda p: FTMLState(_zeros(p), _zeros(p), _zeros(p)), update_fn)
 
@@ -127,23 +117,8 @@ def lans(learning_rate: Any, weight_decay: Any, beta1: float, beta2: float, epsi
 
     def update_fn(updates: Any, state: AdamState, params: Any) -> tuple[Any, AdamState]:
         tt = jnp.asarray(t).astype(jnp.float32)
-        c1, c2 = 1.0 - beta1 ** tt, 1.0 - beta2 ** tt
-        mean = optax.tree.update_moment(updates, state.mean, beta1, 1)
-        var = optax.tree.update_moment_per_elem_norm(updates, state.var, beta2, 2)
-
-        def delta(g: Any, m: Any, v: Any, w: Any) -> Any:
-            r1 = _norm(w)
-            if lower_bound:
-                r1 = jnp.maximum(r1, lower_bound)
-            if upper_bound:
-                r1 = jnp.minimum(r1, upper_bound)
-            den = jnp.sqrt(v / c2) + epsilon
-            u_m = m / c1 / den + weight_decay * w
-            u_g = g / den + weight_decay * w
-            return -learning_rate * (beta1 * _safe_ratio(r1, _norm(u_m)) * u_m
-                                     + (1.0 - beta1) * _safe_ratio(r1, _norm(u_g)) * u_g)
-
-        return tm(delta, updates, mean, var, params), AdamState(mean, var)
+        return _per_leaf(lambda g, m, v, w: R.lans(g, w, m, v, learning_rate, weight_decay, beta1, beta2, epsilon,
+                                                   lower_bound, upper_bound, tt), updates, state, params)
 
     return optax.GradientTransformation(init_fn, update_fn)
 
@@ -151,7 +126,7 @@ def lans(learning_rate: Any, weight_decay: Any, beta1: float, beta2: float, epsi
 def normalize_by_norm() -> optax.GradientTransformation:
     """``g / |g|`` (LANS's first step, before the clip)."""
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        return tm(lambda g: g / _norm(g), updates), state
+        return tm(lambda g: g / R.norm(g), updates), state
 
     return optax.GradientTransformation(optax.init_empty_state, update_fn)
 

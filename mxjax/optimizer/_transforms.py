@@ -3,7 +3,9 @@
 Every transformation here returns the *delta* to add to the weight (``w_new = w + u``),
 like optax's built-ins followed by ``optax.scale(-lr)``.  Learning rates and weight
 decays may be traced scalars (the fused update passes them as jit inputs, so a changing
-learning rate does not recompile).  Each comment says why the optax built-in differs.
+learning rate does not recompile).  Each comment says why the optax built-in differs.  The
+per-array math shared with the update operators (momentum, NAG, Signum, Adam, AdamW, FTRL, the
+LAMB trust ratio) is ``mxjax.operator.optimizer_rules``; these wrap it for parameter trees.
 """
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import optax
+
+from ..operator import optimizer_rules as R
 
 
 def chain(*txs: optax.GradientTransformation | None) -> optax.GradientTransformation:
@@ -59,6 +63,11 @@ def preprocess(rescale_grad: Any, clip_gradient: float | None) -> optax.Gradient
     return optax.scale(rescale_grad)
 
 
+def decayed(rescale_grad: Any, clip_gradient: float | None, weight_decay: Any) -> optax.GradientTransformation:
+    """``clip(rescale_grad * grad, c) + wd * weight``: MXNet's preprocessed gradient."""
+    return chain(preprocess(rescale_grad, clip_gradient), optax.add_decayed_weights(weight_decay))
+
+
 def _zeros(params: Any) -> Any:
     return jax.tree.map(jnp.zeros_like, params)
 
@@ -71,7 +80,7 @@ def heavy_ball(learning_rate: Any, momentum: float) -> optax.GradientTransformat
     rate schedule changes new steps only (and the state equals MXNet's ``mom``).
     """
     def update_fn(updates: Any, mom: Any, params: Any = None) -> tuple[Any, Any]:
-        mom = jax.tree.map(lambda g, m: momentum * m - learning_rate * g, updates, mom)
+        mom = jax.tree.map(lambda g, m: R.momentum(g, m, learning_rate, momentum), updates, mom)
         return mom, mom
 
     return optax.GradientTransformation(_zeros, update_fn)
@@ -83,9 +92,9 @@ def nesterov(learning_rate: Any, momentum: float) -> optax.GradientTransformatio
     optax.sgd(nesterov=True) matches only for a constant learning rate (see heavy_ball).
     """
     def update_fn(updates: Any, mom: Any, params: Any = None) -> tuple[Any, Any]:
-        mom = jax.tree.map(lambda g, m: momentum * m - learning_rate * g, updates, mom)
-        delta = jax.tree.map(lambda g, m: momentum * m - learning_rate * g, updates, mom)
-        return delta, mom
+        leaves, treedef = jax.tree.flatten(updates)
+        steps = [R.nesterov(g, m, learning_rate, momentum) for g, m in zip(leaves, treedef.flatten_up_to(mom))]
+        return treedef.unflatten([d for d, _ in steps]), treedef.unflatten([m for _, m in steps])
 
     return optax.GradientTransformation(_zeros, update_fn)
 
@@ -93,7 +102,7 @@ def nesterov(learning_rate: Any, momentum: float) -> optax.GradientTransformatio
 def negated_ema(momentum: float) -> optax.GradientTransformation:
     """Signum's buffer ``mom = momentum * mom - (1 - momentum) * g``; the update is ``mom``."""
     def update_fn(updates: Any, mom: Any, params: Any = None) -> tuple[Any, Any]:
-        mom = jax.tree.map(lambda g, m: momentum * m - (1.0 - momentum) * g, updates, mom)
+        mom = jax.tree.map(lambda g, m: R.negated_ema(g, m, momentum), updates, mom)
         return mom, mom
 
     return optax.GradientTransformation(_zeros, update_fn)
@@ -115,6 +124,21 @@ def _moments(updates: Any, state: AdamState, beta1: float, beta2: float) -> Adam
     return AdamState(mean, var)
 
 
+def _per_leaf(rule: Any, updates: Any, state: tuple, params: Any = None) -> tuple[Any, Any]:
+    """Apply a per-array rule ``rule(g, *state_leaves[, w]) -> (delta, *new_state)`` over the tree:
+    returns ``(delta tree, state of the same type with the new trees)``."""
+    leaves, treedef = jax.tree.flatten(updates)
+    if not leaves:
+        return updates, state
+    columns = [treedef.flatten_up_to(s) for s in state]
+    if params is not None:
+        columns.append(treedef.flatten_up_to(params))
+    results = [rule(g, *rest) for g, *rest in zip(leaves, *columns)]
+    delta = treedef.unflatten([r[0] for r in results])
+    new = [treedef.unflatten([r[k] for r in results]) for k in range(1, len(results[0]))]
+    return delta, type(state)(*new)
+
+
 def _bias_corrected_lr(learning_rate: Any, beta1: float, beta2: float, t: Any) -> Any:
     t = jnp.asarray(t).astype(jnp.result_type(learning_rate))
     return learning_rate * jnp.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t)
@@ -128,10 +152,8 @@ def mx_adam(learning_rate: Any, beta1: float, beta2: float, epsilon: float, t: A
     equal to optax with ``eps / sqrt(1-beta2^t)``, a step-dependent epsilon optax lacks.
     """
     def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
-        new = _moments(updates, state, beta1, beta2)
         lr = _bias_corrected_lr(learning_rate, beta1, beta2, t)
-        delta = jax.tree.map(lambda m, v: -lr * m / (jnp.sqrt(v) + epsilon), new.mean, new.var)
-        return delta, new
+        return _per_leaf(lambda g, m, v: R.adam(g, m, v, lr, beta1, beta2, epsilon), updates, state)
 
     return optax.GradientTransformation(_adam_init, update_fn)
 
@@ -145,11 +167,9 @@ def mx_adamw(learning_rate: Any, weight_decay: Any, beta1: float, beta2: float, 
     ``sqrt(v_hat)``; MXNet's decay is scaled by the bias-corrected ``eta`` too.
     """
     def update_fn(updates: Any, state: AdamState, params: Any = None) -> tuple[Any, AdamState]:
-        new = _moments(updates, state, beta1, beta2)
         eta = _bias_corrected_lr(learning_rate, beta1, beta2, t) if correct_bias else learning_rate
-        delta = jax.tree.map(lambda m, v, w: -eta * (m / (jnp.sqrt(v) + epsilon) + weight_decay * w),
-                             new.mean, new.var, params)
-        return delta, new
+        return _per_leaf(lambda g, m, v, w: R.adamw(g, w, m, v, 1.0, eta, weight_decay, beta1, beta2, epsilon),
+                         updates, state, params)
 
     return optax.GradientTransformation(_adam_init, update_fn)
 
@@ -181,13 +201,8 @@ def bounded_trust_ratio(lower_bound: float | None, upper_bound: float | None) ->
     ``u *= r1 / |u|`` (1 where that ratio is 0, inf or NaN); optax's has no bounds."""
     def update_fn(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
         def scale(u: Any, w: Any) -> Any:
-            r1 = jnp.linalg.norm(w.ravel())
-            if lower_bound:
-                r1 = jnp.maximum(r1, lower_bound)
-            if upper_bound:
-                r1 = jnp.minimum(r1, upper_bound)
-            ratio = r1 / jnp.linalg.norm(u.ravel())
-            return u * jnp.where(jnp.isfinite(ratio) & (ratio != 0), ratio, 1.0).astype(u.dtype)
+            r1 = R.bounded_norm(jnp.linalg.norm(w.ravel()), lower_bound, upper_bound)
+            return u * R.trust_ratio(r1, jnp.linalg.norm(u.ravel())).astype(u.dtype)
         return jax.tree.map(scale, updates, params), state
 
     return optax.GradientTransformation(optax.init_empty_state, update_fn)
@@ -248,13 +263,12 @@ def mx_ftrl(learning_rate: Any, weight_decay: Any, lamda1: float, beta: float) -
         z += g - (sqrt(n + g^2) - sqrt(n)) * w / lr;  n += g^2
         w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
     """
+    def step(g: Any, z: Any, n: Any, w: Any) -> tuple:
+        new, z, n = R.ftrl(g, w, z, n, learning_rate, lamda1, beta, weight_decay)
+        return new - w, z, n
+
     def update_fn(updates: Any, state: FtrlState, params: Any) -> tuple[Any, FtrlState]:
-        tm = jax.tree.map
-        n = tm(lambda n, g: n + jnp.square(g), state.n, updates)
-        z = tm(lambda z, g, n0, n1, w: z + g - (jnp.sqrt(n1) - jnp.sqrt(n0)) / learning_rate * w,
-               state.z, updates, state.n, n, params)
-        delta = tm(lambda z, n, w: -jnp.sign(z) * jnp.maximum(jnp.abs(z) - lamda1, 0)
-                   / ((beta + jnp.sqrt(n)) / learning_rate + weight_decay) - w, z, n, params)
+        delta, (z, n) = _per_leaf(step, updates, state, params)
         return delta, FtrlState(z, n)
 
     return optax.GradientTransformation(lambda p: FtrlState(_zeros(p), _zeros(p)), update_fn)

@@ -2,6 +2,7 @@
 around optax transformations, and one fused, jitted update of all parameters."""
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any, Sequence
 
@@ -13,9 +14,20 @@ import optax
 from .. import _config, _tape
 from ..base import MXNetTypeError, MXNetValueError
 from .._ndarray import NDArray
+from . import _rules as R
 from ._fused import FusedUpdate, _is_nd
 
-__all__ = ["Optimizer", "create", "register"]
+__all__ = ["Optimizer", "Test", "create", "register"]
+
+
+def aggregation_size() -> int:
+    """MXNet's ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` (default 4, clipped to 1..50): the
+    ``aggregate_num`` AdamW and AdaBelief report (all updates are fused here anyway)."""
+    try:
+        size = int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "4"))
+    except ValueError:
+        size = 4
+    return max(1, min(50, size))
 
 
 class Optimizer(FusedUpdate):
@@ -358,6 +370,19 @@ class Optimizer(FusedUpdate):
         self.__dict__ = state
         self.__dict__.setdefault("_hyper_cache", {})
         self.param_dict = {}
+
+
+@Optimizer.register
+class Test(Optimizer):
+    """The Test optimizer: ``weight -= lr * (rescale_grad * grad + wd * weight)`` (no clipping);
+    its state is an unused float32 array of zeros."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+
+    def _build(self, learning_rate: Any, weight_decay: Any, rescale_grad: Any, config: Any,
+               step: Any = None) -> Any:
+        return R.plain_step(learning_rate, weight_decay, rescale_grad)
 
 
 register = Optimizer.register

@@ -1,0 +1,102 @@
+"""mx.nd's 1.x helpers (histogram, linspace, split_v2, batch_take, ...) against NumPy, and the
+submodules nd.numpy / nd.npx / nd.ndarray / nd.op / nd.utils / nd.sparse."""
+import numpy as onp
+import pytest
+
+import mxjax as mx
+from mxjax import nd
+
+
+def test_index_helpers_match_numpy():
+    a = onp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], onp.float32)
+    got = nd.batch_take(nd.array(a), nd.array([0, 5, -1], dtype="int32"))  # out-of-range indices clip
+    onp.testing.assert_array_equal(got.asnumpy(), [1, 4, 5])
+    filled = nd.fill_element_0index(nd.zeros((2, 3)), nd.array([7.0, 8.0]), nd.array([1.0, 2.0]))
+    onp.testing.assert_array_equal(filled.asnumpy(), [[0, 7, 0], [0, 0, 8]])
+    out = nd.zeros((2, 3))
+    assert nd.onehot_encode(nd.array([0.0, 2.0]), out) is out
+    onp.testing.assert_array_equal(out.asnumpy(), onp.eye(3)[[0, 2]])
+    multi = onp.array([[1, 2], [0, 3]], onp.float32)
+    flat = nd.ravel_multi_index(nd.array(multi), shape=(3, 4))
+    assert flat.dtype == onp.float32
+    onp.testing.assert_array_equal(flat.asnumpy(), onp.ravel_multi_index(multi.astype(int), (3, 4)))
+    onp.testing.assert_array_equal(nd.unravel_index(flat, shape=(3, 4)).asnumpy(), multi)
+
+
+def test_numeric_helpers_match_numpy():
+    x = onp.array([[1, 2], [3, 4]], onp.int32)
+    got = nd.cumsum(nd.array(x), axis=1)
+    assert got.dtype == onp.int32
+    onp.testing.assert_array_equal(got.asnumpy(), onp.cumsum(x, axis=1))
+    lin = nd.linspace(0, 1, 5, endpoint=False)
+    assert lin.dtype == onp.float32
+    onp.testing.assert_allclose(lin.asnumpy(), onp.linspace(0, 1, 5, endpoint=False))
+    assert nd.linspace(0, 1, 3, dtype="float64").dtype == onp.float64
+    values = onp.array([1.0, 2.0, 3.0, 4.0, 5.0], onp.float32)
+    counts, edges = nd.histogram(nd.array(values), bins=3, range=(0, 6))
+    want = onp.histogram(values, bins=3, range=(0, 6))
+    onp.testing.assert_array_equal(counts.asnumpy(), want[0])
+    onp.testing.assert_allclose(edges.asnumpy(), want[1])
+    counts, _ = nd.histogram(nd.array(values), bins=nd.array([0.0, 2.0, 5.0]))
+    onp.testing.assert_array_equal(counts.asnumpy(), [1, 4])
+    mean, var = nd.moments(nd.array([[1.0, 2.0], [3.0, 5.0]]), axes=(1,))
+    onp.testing.assert_allclose(mean.asnumpy(), [1.5, 4.0])
+    onp.testing.assert_allclose(var.asnumpy(), [0.25, 1.0])
+    kr = nd.khatri_rao(nd.array([[1.0, 2.0], [3.0, 4.0]]), nd.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]))
+    onp.testing.assert_array_equal(kr.asnumpy(), [[1, 0], [0, 2], [2, 4], [3, 0], [0, 4], [6, 8]])
+
+
+def test_split_v2_and_shuffle():
+    x = onp.arange(12, dtype=onp.float32).reshape(2, 6)
+    parts = nd.split_v2(nd.array(x), (2, 5), axis=1)
+    assert isinstance(parts, list)
+    for got, want in zip(parts, onp.split(x, (2, 5), axis=1)):
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    squeezed = nd.split_v2(nd.array(x), 6, axis=1, squeeze_axis=True)
+    assert len(squeezed) == 6 and squeezed[0].shape == (2,)
+    shuffled = nd.shuffle(nd.array(x))
+    assert type(shuffled) is nd.NDArray
+    onp.testing.assert_array_equal(onp.sort(shuffled.asnumpy(), axis=0), x)
+
+
+def test_masked_softmax():
+    data = onp.array([[1.0, 2.0, 3.0]], onp.float32)
+    got = nd.masked_softmax(nd.array(data), nd.array([[1, 0, 1]], dtype="bool"))
+    e = onp.exp(data[0, [0, 2]] - 3)
+    onp.testing.assert_allclose(got.asnumpy(), [[e[0] / e.sum(), 0, e[1] / e.sum()]], rtol=1e-6)
+    assert nd.masked_log_softmax(nd.array(data), nd.array([[1, 1, 1]], dtype="bool")).shape == (1, 3)
+
+
+def test_storage_buffers_and_dlpack(tmp_path):
+    x = nd.array([[1.0, 2.0]])
+    assert nd.cast_storage(x, stype="default").asnumpy().tolist() == [[1.0, 2.0]]
+    with pytest.raises(mx.base.MXNetError, match="cast_storage: .*sparse storage \\('csr'\\).*dense arrays"):
+        nd.cast_storage(x, stype="csr")
+    path = str(tmp_path / "w.params")
+    nd.save(path, {"w": x})
+    loaded = nd.load_frombuffer(open(path, "rb").read())
+    onp.testing.assert_array_equal(loaded["w"].asnumpy(), x.asnumpy())
+    back = nd.from_dlpack(nd.to_dlpack_for_write(x))
+    assert type(back) is nd.NDArray and back.asnumpy().tolist() == [[1.0, 2.0]]
+
+
+def test_submodules():
+    from mxjax.ndarray.ndarray import NDArray
+
+    assert NDArray is nd.NDArray and nd.ndarray.from_numpy is nd.from_numpy
+    assert nd.np is nd.numpy and nd.npx is nd.numpy_extension
+    got = nd.numpy.add(mx.np.ones(2), mx.np.ones(2))
+    assert type(got) is mx.np.ndarray and got.asnumpy().tolist() == [2.0, 2.0]
+    assert nd.numpy.random is mx.np.random and nd.npx.index_add is mx.npx.index_add
+    assert nd.op.ROIPooling is nd.ROIPooling and nd.op.sum is nd.sum
+    assert nd.utils.zeros((2,)).shape == (2,) and nd.utils.load is nd.load
+
+
+def test_sparse_constructors_raise_with_the_dense_replacement():
+    with pytest.raises(mx.base.MXNetError, match="csr_matrix: .*dense only.*stype='default'"):
+        nd.sparse.csr_matrix(onp.eye(2))
+    with pytest.raises(ValueError, match="row_sparse_array: .*'row_sparse'"):
+        nd.sparse.row_sparse_array(onp.eye(2))
+    assert nd.sparse.zeros("default", (2, 3)).shape == (2, 3)
+    with pytest.raises(mx.base.MXNetError, match="zeros: .*'csr'"):
+        nd.sparse.zeros("csr", (2, 3))
