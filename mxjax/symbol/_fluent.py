@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..base import MXNetError
+from ..base import NotImplementedForSymbol
 from ..ndarray._fluent import FLUENT_METHODS
 from . import op as _op
 from .symbol import Symbol
@@ -20,15 +20,6 @@ from .symbol import Symbol
 _NOT_SYMBOLIC = {"tostype"}
 # method name -> the mx.sym function it calls, where they differ
 _EXTRA = {"reshape": "reshape", "reshape_like": "reshape_like", "transpose": "transpose", "astype": "cast"}
-
-
-class NotImplementedForSymbol(MXNetError):
-    """A method of NDArray that has no meaning for a Symbol (it needs values)."""
-
-    def __init__(self, function: str, alias: str | None = None) -> None:
-        super().__init__(f"Function {function}{f' ({alias})' if alias else ''} is not implemented "
-                         "for Symbol and only available in NDArray.")
-        self.function = function
 
 
 def _method(method: str, function: str) -> Callable[..., Any]:
@@ -56,7 +47,7 @@ def _diag(self: Symbol, k: int = 0, **kwargs: Any) -> Any:
 
 def _value_method(name: str) -> Callable[..., Any]:
     def method(self: Symbol, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedForSymbol(name)
+        raise NotImplementedForSymbol(method, None)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"NDArray's ``{name}``: not available on a Symbol (raises ``NotImplementedForSymbol``)."
     return method

@@ -44,20 +44,24 @@ class PrefixedNamespace:
     """The functions of a module whose names are registered op names less ``prefix``."""
 
     def __init__(self, prefix: str, module: str, keywords: dict[str, str] | None = None,
-                 fronts: dict[str, Callable[..., Any]] | None = None, legacy: bool = True) -> None:
+                 fronts: dict[str, Callable[..., Any]] | None = None, legacy: bool = True,
+                 legacy_ops: dict[str, str] | None = None) -> None:
         """prefix: '' for a namespace of ``fronts`` only.  fronts: imperative front ends (made by
         ``make_function``) whose signatures this namespace shares, by short name; they take precedence
         over binding the op afresh.  legacy: 1.x semantics for Python scalars (``_mul_scalar``) rather
-        than NumPy's (``_npi_multiply_scalar``)."""
+        than NumPy's (``_npi_multiply_scalar``).  legacy_ops: short name -> the op name written for it,
+        for ops filed here under another name (``npx.cast`` writes ``Cast``); present once registered."""
         self.prefix, self.module, self.keywords, self.legacy = prefix, module, keywords, legacy
         self._fronts = dict(fronts or {})
+        self._written = dict(legacy_ops or {})
         self._cache: dict[str, Any] = {}
         self._names: dict[str, OpDef] | None = None
 
     def names(self) -> dict[str, OpDef]:
         if self._names is None:  # the registry is complete once mxjax is imported
             by_prefix = prefixed_names(self.prefix) if self.prefix else {}
-            self._names = {**by_prefix, **{k: f.op for k, f in self._fronts.items()}}
+            written = {k: OPS[legacy_op_name(v)] for k, v in self._written.items() if legacy_op_name(v) in OPS}
+            self._names = {**written, **by_prefix, **{k: f.op for k, f in self._fronts.items()}}
         return self._names
 
     def get(self, name: str) -> Callable[..., Any]:
@@ -72,10 +76,11 @@ class PrefixedNamespace:
     def _bind(self, op: OpDef, short: str) -> Callable[..., Any]:
         # the front end is named by the op's written name, so the graph records it (_contrib_box_iou);
         # nodes are auto-named after the short name (box_iou0), as MXNet names them
+        written = self._written.get(short)
         front = self._fronts.get(short) or make_function(
-            op, name=json_name(op), out_cls=Symbol, legacy=True, sequence_input=False, module=self.module,
-            keywords=self.keywords)
-        build = symbol_function(front, legacy=self.legacy)
+            op, name=written or json_name(op), out_cls=Symbol, legacy=True, sequence_input=False,
+            module=self.module, keywords=self.keywords)
+        build = symbol_function(front, legacy=self.legacy, write_as=written)
 
         def function(*args: Any, name: str | None = None, **kwargs: Any) -> Any:
             return build(*args, name=name or auto_name(short), **kwargs)

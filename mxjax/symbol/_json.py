@@ -32,6 +32,8 @@ from .symbol import Symbol
 
 CONSTANT = "__constant__"  # attribute of a sub-graph variable that stands for a constant array
 
+NEWEST_READ = 20000  # MXNet 2.0.0: the newest JSON whose layout mxjax knows (2.0 writes it as 1.9.1 does)
+
 _HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 
 
@@ -41,8 +43,8 @@ def symbol_from_json(text: str) -> Symbol:
         outputs, version = graph_from_json(text)
     except json.JSONDecodeError as err:
         raise MXNetError(f"symbol JSON: not valid JSON ({err})") from None
-    if version > MXNET_VERSION:
-        warnings.warn(f"symbol JSON was written by MXNet version {version}, newer than {MXNET_VERSION}; "
+    if version > NEWEST_READ:
+        warnings.warn(f"symbol JSON was written by MXNet version {version}, newer than {NEWEST_READ}; "
                       "loading it as is", stacklevel=2)
     nodes = topo_order(outputs)
     if version < MXNET_VERSION:

@@ -1,4 +1,6 @@
-"""Symbol methods that read the whole graph: ``debug_str``, ``get_inputs``, ``has_dynamic_shape_op``.
+"""Symbol methods beyond the core handle: whole-graph views (``debug_str``, ``get_inputs``,
+``has_dynamic_shape_op``), backend rewriting (``get_backend_symbol``), the array-kind
+conversions and the raw ``handle``.
 
 Kept out of ``symbol.py`` (which holds the core handle); ``install`` puts them on
 ``Symbol`` when ``mx.sym`` is imported.
@@ -7,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..base import encode_attr
+from ..base import MXNetError, encode_attr
+from ..subgraph import get_backend, partition
+from ._split import split_v2_method
 from .interpret import CONSTANTS, node_op
 from .symbol import Symbol
 
@@ -42,8 +46,42 @@ def has_dynamic_shape_op(self: Symbol) -> bool:
     return any(not node.is_variable and node_op(node).dynamic_shape for node in self._nodes())
 
 
+def get_backend_symbol(self: Symbol, backend: str) -> Symbol:
+    """A copy with the subgraph properties registered as ``backend`` applied (``mx.subgraph``);
+    MXNetError when no such backend is registered."""
+    outputs = self.__deepcopy__({})._outputs
+    for prop in get_backend(backend):
+        outputs = partition(outputs, prop())
+    return type(self)(outputs)
+
+
+def gradient(self: Symbol, wrt: list[str]) -> Symbol:
+    """MXNet leaves symbolic gradients unimplemented and raises; so does mxjax (use ``bind`` and
+    ``Executor.backward``, or ``autograd``)."""
+    raise MXNetError(f"Symbol.gradient (with respect to {list(wrt)}) is not implemented, as in MXNet; "
+                     "bind the symbol and call Executor.backward, or use mx.autograd")
+
+
+def as_np_ndarray(self: Symbol) -> Symbol:
+    """The same graph as a symbol of NumPy semantics.  mxjax has one Symbol class (the function
+    namespace, ``mx.sym.np`` or ``mx.sym``, picks the semantics), so this is a new handle."""
+    return type(self)(list(self._outputs))
+
+
+def as_nd_ndarray(self: Symbol) -> Symbol:
+    """The same graph as a legacy symbol; a new handle on the same outputs (see ``as_np_ndarray``)."""
+    return type(self)(list(self._outputs))
+
+
+def _handle(self: Symbol) -> list:
+    """The symbol's output entries ``(node, index)``: ``Symbol(s.handle)`` is a new handle on them."""
+    return list(self._outputs)
+
+
 METHODS: dict[str, Callable[..., Any]] = {
-    "debug_str": debug_str, "get_inputs": get_inputs, "has_dynamic_shape_op": has_dynamic_shape_op}
+    "debug_str": debug_str, "get_inputs": get_inputs, "has_dynamic_shape_op": has_dynamic_shape_op,
+    "get_backend_symbol": get_backend_symbol, "gradient": gradient, "as_np_ndarray": as_np_ndarray,
+    "as_nd_ndarray": as_nd_ndarray, "handle": property(_handle), "split_v2": split_v2_method}
 
 
 def install() -> None:

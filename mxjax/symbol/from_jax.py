@@ -16,7 +16,7 @@ from jax.extend import core as jex_core
 
 from .._ir import Node
 from ..base import MXNetError
-from ..operator import OPS, OpDef, register
+from ..operator import OPS, OpDef, register_op
 from .interpret import CONSTANTS
 from .symbol import Symbol
 
@@ -35,7 +35,7 @@ def _primitive_op(primitive: Any) -> OpDef:
             out = primitive.bind(*arrays, **params)
             return tuple(out) if primitive.multiple_results else out
         compute.__doc__ = f"The JAX primitive {primitive.name} (from a traced JAX function)."
-        op = register(OpDef(name, compute))
+        op = register_op(OpDef(name, compute))
     return op
 
 

@@ -63,6 +63,11 @@ _INPUT_RULES: dict[str, Callable[[list, dict], dict]] = {
     "InstanceNorm": lambda s, p: {1: (s[0][1],), 2: (s[0][1],)},
     "Embedding": lambda s, p: {1: (p["input_dim"], p["output_dim"])},
     "LeakyReLU": lambda s, p: {1: (s[0][1],)},
+    "SoftmaxOutput": lambda s, p: {1: (s[0][0], *s[0][2:]) if p.get("multi_output") else s[0][:-1]},
+    "SVMOutput": lambda s, p: {1: s[0][:-1]},
+    # the regression outputs take labels of the data's shape
+    **{name: (lambda s, p: {1: s[0]}) for name in (
+        "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput")},
 }
 
 

@@ -22,7 +22,7 @@ from ..device import Device, current_device
 from .._ndarray import reset_handler, set_handler
 from ..operator import OpDef, get_op
 from ..serialization import DTYPE_TO_FLAG
-from . import infer
+from . import _attrs, infer
 from .executor import Executor, allocate_and_bind
 from ._hints import apply_init_hints
 from ..operator.naming import json_name, scalar_twin
@@ -105,30 +105,24 @@ class Symbol:
 
     # -- attributes ----------------------------------------------------------------
     def attr(self, key: str) -> str | None:
-        if len(self._outputs) != 1:
-            return None
-        node = self._outputs[0][0]
-        if key in node.attrs:
-            return node.attrs[key]
-        if key in node.params:
-            return encode_attr(node.params[key])
-        return None
+        """One attribute of this (single-output) symbol's node, or None (``ctx_group`` finds
+        ``__ctx_group__``)."""
+        return _attrs.lookup(self._outputs[0][0], key) if len(self._outputs) == 1 else None
 
-    def list_attr(self) -> dict[str, str]:
-        node = self._outputs[0][0]
-        return {**node.attrs, **({} if node.is_variable else _encoded_params(node))}
+    def list_attr(self, recursive: bool = False) -> dict[str, str]:
+        """The attributes of the head node: its own, its op parameters, and hidden keys both ways."""
+        if recursive:
+            raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
+                                     "Please use attr_dict instead.")
+        return _attrs.listed(self._outputs[0][0])
 
     def attr_dict(self) -> dict[str, dict[str, str]]:
-        out = {}
-        for node in self._nodes():
-            attrs = {**node.attrs, **({} if node.is_variable else _encoded_params(node))}
-            if attrs:
-                out[node.name] = attrs
-        return out
+        """Node name -> ``list_attr`` of that node, for every node of the graph."""
+        return {node.name: _attrs.listed(node) for node in self._nodes()}
 
-    def _set_attr(self, **kwargs: Any) -> None:
-        for key, value in kwargs.items():
-            self._outputs[0][0].attrs[key] = encode_attr(value)
+    def _set_attr(self, **kwargs: str) -> None:
+        """Set string attributes on the head node (an op parameter's name sets the parameter)."""
+        _attrs.set_attrs(_attrs.single_node(self._outputs, "_set_attr"), kwargs)
 
     # -- composition ------------------------------------------------------------------
     def __call__(self, *args: "Symbol", **kwargs: "Symbol") -> "Symbol":
@@ -288,9 +282,9 @@ class Symbol:
         return tuple([None if a is None else tuple(a.shape) for a in part] for part in result)
 
     def infer_shape_partial(self, *args: Any, **kwargs: Any) -> tuple:
-        """Like ``infer_shape``, leaving ``()`` where a shape cannot be decided (MXNet's convention)."""
+        """Like ``infer_shape``, leaving None where a shape cannot be decided (as MXNet 2 does)."""
         result = self._infer({k: tuple(v) for k, v in self._known(args, kwargs).items()}, {}, True)
-        return tuple([() if a is None else tuple(a.shape) for a in part] for part in result)
+        return tuple([None if a is None else tuple(a.shape) for a in part] for part in result)
 
     def infer_type(self, *args: Any, **kwargs: Any) -> tuple:
         """``(arg_types, out_types, aux_types)`` from some input dtypes.
@@ -393,7 +387,7 @@ def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float |
     """A variable (placeholder, parameter or auxiliary state) named ``name``."""
     if not isinstance(name, str):
         raise TypeError(f"var: name must be a string, got {type(name).__name__}")
-    attrs = {k: str(v) for k, v in (attr or {}).items()}
+    attrs = _attrs.creation_attrs(attr)
     if shape is not None:
         attrs["__shape__"] = encode_attr(tuple(shape))
     if lr_mult is not None:
@@ -454,12 +448,14 @@ class _Builder:
             if constants and entries else None
         if twin is not None:  # x * 2.5 is written as MXNet's scalar op (_mul_scalar / _npi_multiply_scalar)
             op, params, constants, written = twin[0], twin[1], [], None
+        if op.variadic and "num_args" in op.params and params.get("num_args") is None:
+            params["num_args"] = len(entries) + len(constants)  # MXNet writes the count (add_n, Concat)
         if constants:
             params[CONSTANTS] = tuple(constants)
             written = None
         written = written or json_name(op)
         name = self.name or auto_name(self.hint or name_hint(written))
-        node = Node(written, name, params=params, attrs={k: str(v) for k, v in (self.attr or {}).items()},
+        node = Node(written, name, params=params, attrs=_attrs.creation_attrs(self.attr),
                     inputs=entries, num_outputs=max(1, op.count_outputs(params)))
         apply_init_hints([node])
         return Symbol([(node, i) for i in range(node.num_outputs)])  # one Symbol, as in MXNet
@@ -485,16 +481,20 @@ def building(name: str | None = None, attr: dict | None = None, legacy: bool = T
         reset_handler(token)
 
 
-def symbol_function(front: Callable, legacy: bool = True) -> Callable:
-    """The symbolic twin of an imperative front-end function (same arguments, plus ``name``/``attr``)."""
+def symbol_function(front: Callable, legacy: bool = True, write_as: str | None = None) -> Callable:
+    """The symbolic twin of an imperative front-end function (same arguments, plus ``name``/``attr``).
+
+    write_as: the op name the nodes are written with, where it is not the one ``legacy`` implies
+    (``npx.cast`` writes ``Cast`` with NumPy scalar semantics)."""
     op: OpDef = front.op
     positional = list(getattr(front, "positional", ()))
     renames = getattr(front, "keywords", {})
 
     def function(*args: Any, name: str | None = None, attr: dict | None = None, **kwargs: Any) -> Any:
-        written = front.__name__ if legacy and (front.__name__ == op.name or front.__name__ in op.aliases) \
-            else json_name(op)
+        written = write_as or (front.__name__ if legacy and (
+            front.__name__ == op.name or front.__name__ in op.aliases) else json_name(op))
         name = name or auto_name(name_hint(written))
+        made = []
         if not op.variadic:
             given = set(positional[:len(args)]) | {renames.get(k, k) for k in kwargs}
             for slot, input_name in enumerate(op.inputs):
@@ -502,10 +502,16 @@ def symbol_function(front: Callable, legacy: bool = True) -> Callable:
                     continue
                 if _needs_variable(op, input_name, {**kwargs}):
                     kwargs[input_name] = var(f"{name}_{input_name}")
+                    made.append(kwargs[input_name]._outputs[0][0])
         with building(name, attr, legacy) as builder:
-            if legacy and (front.__name__ == op.name or front.__name__ in op.aliases):
+            if write_as:
+                builder.json_override = write_as
+            elif legacy and (front.__name__ == op.name or front.__name__ in op.aliases):
                 builder.json_override = front.__name__  # write the 1.x name the caller used
-            return front(*args, **kwargs)
+            result = front(*args, **kwargs)
+        if made and isinstance(result, Symbol):
+            _attrs.inherit(made, result._outputs[0][0])
+        return result
 
     function.__name__ = function.__qualname__ = front.__name__
     function.__doc__ = front.__doc__

@@ -88,8 +88,30 @@ def test_linalg(name):
     _check(sym, oracle(*[a.astype("float64") for a in arrays]), **dict(zip(names, arrays)))
 
 
+def _eval64(sym, **arrays):
+    return [o.asnumpy().astype("float64") for o in sym.eval(**{k: mx.nd.array(v) for k, v in arrays.items()})]
+
+
+def test_linalg_triangle_packing():
+    rows, cols = onp.tril_indices(3)
+    (packed,) = _eval64(mx.sym.linalg.extracttrian(mx.sym.var("a")), a=A)
+    onp.testing.assert_allclose(packed, A[:, rows, cols], rtol=1e-6)
+    (back,) = _eval64(mx.sym.linalg.maketrian(mx.sym.var("p")), p=packed.astype("float32"))
+    onp.testing.assert_allclose(back, onp.tril(A), rtol=1e-6)
+
+
+def test_linalg_factorizations_reconstruct():
+    q, lower = _eval64(mx.sym.linalg.gelqf(mx.sym.var("a")), a=B)  # B = L Q, Q with orthonormal rows
+    onp.testing.assert_allclose(lower @ q, B, rtol=1e-4, atol=1e-5)
+    onp.testing.assert_allclose(q @ q.transpose(0, 2, 1), onp.broadcast_to(onp.eye(3), (2, 3, 3)), atol=1e-5)
+    assert onp.allclose(lower, onp.tril(lower))
+    u, lam = _eval64(mx.sym.linalg.syevd(mx.sym.var("a")), a=SPD)  # SPD = U^T diag(lam) U
+    onp.testing.assert_allclose(u.transpose(0, 2, 1) @ (lam[..., None] * u), SPD, rtol=1e-4, atol=1e-4)
+    onp.testing.assert_allclose(lam, onp.linalg.eigvalsh(SPD.astype("float64")), rtol=1e-4)
+
+
 def test_linalg_covers_registry():
-    assert set(LINALG) == set(dir(mx.sym.linalg))
+    assert set(LINALG) | {"extracttrian", "maketrian", "gelqf", "syevd"} == set(dir(mx.sym.linalg))
 
 
 # ---------------------------------------------------------------------------- contrib
@@ -213,7 +235,8 @@ def _net():
 
 
 def test_debug_str_layout():
-    text = _net().debug_str()
+    with mx.name.NameManager():  # fresh counters: auto names (_plus0) must not depend on earlier tests
+        text = _net().debug_str()
     assert text.startswith("Symbol Outputs:\n\toutput[0]=r(0)\nVariable:a\nVariable:fc_weight\n")
     assert "Op:FullyConnected, Name=fc\nInputs:\n\targ[0]=a(0) version=0\n" in text
     assert "Attrs:\n\tnum_hidden=3\n" in text

@@ -37,8 +37,9 @@ def test_var_attributes():
     assert x.name == "x"
     want = {"__shape__": "(2, 3)", "__dtype__": "2", "__init__": "zeros", "__lr_mult__": "0.5",
             "__wd_mult__": "2.0", "__ctx_group__": "dev1", "__mirror_stage__": "True"}
-    assert x.list_attr() == want
-    assert x.attr_dict() == {"x": want}
+    listed = {**want, "lr_mult": "0.5", "wd_mult": "2.0", "ctx_group": "dev1", "mirror_stage": "True"}
+    assert x.list_attr() == listed  # MXNet lists hidden keys under both spellings
+    assert x.attr_dict() == {"x": listed}
     assert x.attr("__lr_mult__") == "0.5"
     assert x.attr("__shape__") == "(2, 3)"
     assert x.attr("__nope__") is None
@@ -82,7 +83,7 @@ LAYERS = [
     (lambda: mx.sym.LeakyReLU(_d(), act_type="prelu", name="pr"), ["data", "pr_gamma"], [], ["pr_output"],
      {"act_type": "prelu"}),
     (lambda: mx.sym.Concat(mx.sym.var("a"), mx.sym.var("b"), dim=1, name="cat"), ["a", "b"], [], ["cat_output"],
-     {"dim": "1"}),
+     {"dim": "1", "num_args": "2"}),  # MXNet writes the input count of variadic ops
     (lambda: mx.sym.sum(_d(), axis=1, exclude=True, name="s"), ["data"], [], ["s_output"],
      {"axis": "1", "exclude": "True"}),
 ]
@@ -377,8 +378,8 @@ def test_infer_shape_conventions():
     assert net.infer_shape(data=[5, 7]) == want
     assert net.infer_shape() == (None, None, None)
     assert net.infer_shape(fc2_weight=(2, 4)) == (None, None, None)
-    assert net.infer_shape_partial() == ([(), (), (), (), ()], [()], [])
-    assert net.infer_shape_partial(fc2_weight=(2, 4)) == ([(), (), (), (2, 4), ()], [()], [])
+    assert net.infer_shape_partial() == ([None] * 5, [None], [])  # MXNet 2 marks unknown shapes None
+    assert net.infer_shape_partial(fc2_weight=(2, 4)) == ([None, None, None, (2, 4), None], [None], [])
     with pytest.raises(MXNetValueError, match="'nope' is not an input"):
         net.infer_shape(nope=(1,))
     with pytest.raises(MXNetValueError, match="6 positional values for 5 arguments"):
