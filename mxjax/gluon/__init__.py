@@ -2,9 +2,16 @@
 from __future__ import annotations
 
 from . import loss, nn
+from .._ndarray import NDArray as _NDArray
+from ..base import numeric_types
+from ..symbol import Symbol as _Symbol
+from ..util import use_np
 from .block import Block, HybridBlock
 from .parameter import Constant, DeferredInitializationError, Parameter
 from .symbol_block import SymbolBlock
 from .trainer import Trainer
 
-__all__ = ["Block", "HybridBlock", "Parameter", "Constant", "DeferredInitializationError", "SymbolBlock", "Trainer", "nn", "loss"]
+tensor_types = (_Symbol, _NDArray)  # what a block takes as a tensor input, as in MXNet
+
+__all__ = ["Block", "HybridBlock", "Parameter", "Constant", "DeferredInitializationError", "SymbolBlock", "Trainer",
+           "nn", "loss", "tensor_types", "numeric_types", "use_np"]

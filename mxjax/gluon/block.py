@@ -4,36 +4,38 @@
 compute into a Symbol the first time it sees an input signature, then run that
 graph as one ``jax.jit`` program.  Under ``autograd.record()`` a hybridized call
 is ONE tape node whose VJP is compiled with it; BatchNorm's running statistics
-come back from the same program and are written into their parameters.
+come back from the same program and are written into their parameters.  A block
+written in MXNet 1.x's style (``hybrid_forward(F, x, **params)``) runs too: see
+``_hybrid_forward``.
 """
 from __future__ import annotations
 
-import itertools
+import contextlib
 import operator
 import re
 from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
-import jax
 import jax.numpy as jnp
 import numpy as onp
 
 from .. import _config, _deferred_compute as dc
-from .. import _rng, _tape, autograd, initializer
+from .. import _rng, _tape, autograd
 from .. import profiler as _profiler
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..device import Device
 from .._ndarray import NDArray, np_class
 from ..ndarray._io import load, save
 from ..subgraph import get_backend
 from ..symbol import var
-from ..dynamic.segments import SegmentedGraph, dynamic_ops
-from ..symbol.interpret import graph_program, is_random
+from ._cached_graph import CachedGraph, run_op_hook
+from ._hybrid_forward import (ParameterDict, call_imperative, call_on_symbols, has_symbol,
+                              infer_parameter_shapes, input_names, trace_symbolic)
+from ._model_io import load_model, save_model
+from ._summary import print_summary
 from .parameter import DeferredInitializationError, Parameter, _known
 
 __all__ = ["Block", "HybridBlock"]
-
-_serials = itertools.count()  # one per compiled cached-op entry: its tape key
 
 
 class Block:
@@ -41,7 +43,7 @@ class Block:
 
     def __init__(self) -> None:
         object.__setattr__(self, "_children", OrderedDict())
-        object.__setattr__(self, "_reg_params", OrderedDict())
+        object.__setattr__(self, "_reg_params", ParameterDict())
         object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "_forward_pre_hooks", [])
 
@@ -50,8 +52,18 @@ class Block:
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
-            self._reg_params[name] = value
+            self._reg_params.register(name, value)
         object.__setattr__(self, name, value)
+
+    @property
+    def params(self) -> ParameterDict:
+        """This block's own parameters by attribute name (not its children's: see ``collect_params``)."""
+        return self._reg_params
+
+    def name_scope(self) -> Any:
+        """MXNet 1.x's naming scope, kept so 1.x code runs: names are structural (``out.weight``)
+        whatever the scope, so it changes nothing."""
+        return contextlib.nullcontext()
 
     def register_child(self, block: "Block", name: str | None = None) -> None:
         """Add a child block (named by its attribute, or by its position for Sequential)."""
@@ -74,11 +86,18 @@ class Block:
         for child_name, child in self._children.items():
             yield from child._collect(f"{prefix}{child_name}.")
 
-    def collect_params(self, select: str | None = None) -> dict[str, Parameter]:
+    def collect_params(self, select: str | None = None) -> ParameterDict:
         """Parameters by structural name (``0.weight``, ``features.1.bias``), optionally regex-selected."""
-        out: dict[str, Parameter] = OrderedDict()
+        out = ParameterDict()
         seen: set[int] = set()
-        pattern = re.compile(select) if select else None
+        if select is not None and not isinstance(select, str):
+            raise MXNetTypeError(f"{type(self).__name__}.collect_params: select must be a regular expression "
+                                 f"string (e.g. '.*weight|.*bias'), got {type(select).__name__}")
+        try:
+            pattern = re.compile(select) if select else None
+        except re.error as err:
+            raise MXNetValueError(f"{type(self).__name__}.collect_params: select {select!r} is not a valid "
+                                  f"regular expression: {err}") from None
         for name, param in self._collect():
             if id(param) in seen or (pattern is not None and not pattern.match(name)):
                 continue
@@ -89,13 +108,14 @@ class Block:
     def initialize(self, init: Any = None, device: Device | None = None, verbose: bool = False,
                    force_reinit: bool = False, ctx: Device | None = None) -> None:
         """Initialize every parameter (deferred for those whose shape waits for the first input)."""
-        default = init if init is not None else initializer.Uniform()
-        for param in self.collect_params().values():
-            param.initialize(None, device or ctx, default_init=default, force_reinit=force_reinit)
+        self.collect_params().initialize(init, device, verbose, force_reinit, ctx)
+
+    def setattr(self, name: str, value: Any) -> None:
+        """Set attribute ``name`` (``grad_req``, ``lr_mult``...) to ``value`` on every parameter."""
+        self.collect_params().setattr(name, value)
 
     def zero_grad(self) -> None:
-        for param in self.collect_params().values():
-            param.zero_grad()
+        self.collect_params().zero_grad()
 
     def apply(self, fn: Callable[["Block"], Any]) -> "Block":
         for child in self._children.values():
@@ -153,28 +173,49 @@ class Block:
         loaded = load(filename)
         if not isinstance(loaded, dict):
             raise MXNetError(f"load_parameters: {filename} holds an unnamed list of arrays, not parameters")
+        self._load("load_parameters", loaded, filename, allow_missing, ignore_extra, cast_dtype, dtype_source)
+
+    def load_dict(self, param_dict: dict, device: Device | None = None, allow_missing: bool = False,
+                  ignore_extra: bool = False, cast_dtype: bool = False, dtype_source: str = "current") -> None:
+        """Load parameters from a dict of arrays keyed by structural name (``arg:``/``aux:`` allowed)."""
+        if not isinstance(param_dict, dict):
+            raise MXNetTypeError(f"{type(self).__name__}.load_dict: expected a dict of arrays by parameter "
+                                 f"name, got {type(param_dict).__name__}")
+        self._load("load_dict", param_dict, "param_dict", allow_missing, ignore_extra, cast_dtype, dtype_source)
+
+    def _load(self, caller: str, loaded: dict, source: str, allow_missing: bool, ignore_extra: bool,
+              cast_dtype: bool, dtype_source: str) -> None:
         loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
         params = self.collect_params()
         missing = [n for n in params if n not in loaded]
         if missing and not allow_missing:
-            raise MXNetError(f"load_parameters: {filename} has no values for parameters {missing} of "
+            raise MXNetError(f"{caller}: {source} has no values for parameters {missing} of "
                              f"{type(self).__name__}; pass allow_missing=True to keep their current values")
         extra = [n for n in loaded if n not in params]
         if extra and not ignore_extra:
-            raise MXNetError(f"load_parameters: {filename} has values for {extra}, which "
-                             f"{type(self).__name__} does not have; pass ignore_extra=True to skip them")
+            raise MXNetValueError(f"{caller}: {source} has values for {extra}, which "
+                                  f"{type(self).__name__} does not have; pass ignore_extra=True to skip them")
         for name, param in params.items():
             if name not in loaded:
                 continue
             value = loaded[name]
+            value = value if isinstance(value, NDArray) else np_class()._wrap(jnp.asarray(value))
             if param.shape is not None and all(d > 0 for d in param.shape) and tuple(param.shape) != value.shape:
-                raise MXNetError(f"load_parameters: parameter {name!r} of {type(self).__name__} has shape "
+                raise MXNetError(f"{caller}: parameter {name!r} of {type(self).__name__} has shape "
                                  f"{param.shape}, the file has {value.shape}")
             if cast_dtype and dtype_source == "current":
                 value = value.astype(param.dtype)
             elif cast_dtype:
                 param.dtype = onp.dtype(value.dtype)
             param.set_data(value)
+
+    def save(self, prefix: str) -> None:
+        """Save the structure (``prefix-model.json``) and the parameters (``prefix-model.params``)."""
+        save_model(self, prefix)
+
+    def load(self, prefix: str) -> None:
+        """Load what ``save(prefix)`` wrote into this block, built the same way as the saved one."""
+        load_model(self, prefix)
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -219,51 +260,14 @@ class Block:
 
     def summary(self, *inputs: Any) -> None:
         """Print each block's output shape and parameter count for these inputs (MXNet's table)."""
-        rows: list[tuple[str, str, int]] = []
-        handles = []
-        seen: set[int] = set()
+        print_summary(self, inputs)
 
-        def visit(block: "Block", name: str) -> None:
-            def hook(blk: "Block", args: Any, out: Any) -> None:
-                outs = out if isinstance(out, (tuple, list)) else [out]
-                shapes = ", ".join(str(tuple(o.shape)) for o in outs if isinstance(o, NDArray))
-                count = 0
-                for p in blk._reg_params.values():
-                    if id(p) not in seen and p.shape is not None:
-                        seen.add(id(p))
-                        count += int(onp.prod(p.shape))
-                rows.append((f"{name}({type(blk).__name__})", shapes, count))
-            handles.append(block.register_forward_hook(hook))
-            for child_name, child in block._children.items():
-                visit(child, f"{name}.{child_name}" if name else child_name)
-
-        visit(self, type(self).__name__.lower())
-        flags = [(b, b._active) for b in _hybrid_blocks(self)]
-        try:
-            for block, _ in flags:  # imperatively, so every child's hook fires
-                object.__setattr__(block, "_active", False)
-            with autograd.pause():
-                self(*inputs)
-        finally:
-            for block, active in flags:
-                object.__setattr__(block, "_active", active)
-            for handle in handles:
-                handle.detach()
-        width = max(len(r[0]) for r in rows) + 2
-        line = "-" * (width + 45)
-        print(line)
-        print(f"{'Layer (type)':<{width}}{'Output Shape':<30}{'Param #':>15}")
-        print("=" * (width + 45))
-        print(f"{'Input':<{width}}{', '.join(str(tuple(x.shape)) for x in inputs):<30}{0:>15}")
-        for name, shape, count in rows:
-            print(f"{name:<{width}}{shape:<30}{count:>15}")
-        total = sum(r[2] for r in rows)
-        trainable = sum(int(onp.prod(p.shape)) for p in self.collect_params().values()
-                        if p.grad_req != "null" and p.shape is not None)
-        print("=" * (width + 45))
-        print(f"Parameters in forward computation graph, duplicate included\n   Total params: {total}\n"
-              f"   Trainable params: {trainable}\n   Non-trainable params: {total - trainable}")
-        print(line)
+    def register_op_hook(self, callback: Callable, monitor_all: bool = False) -> None:
+        """Call ``callback(tensor_name, op_name, array)`` on the op outputs (and inputs with
+        ``monitor_all``) of every hybridized block in this tree, as MXNet 2.0's cached op does;
+        imperative calls are not monitored (as in MXNet)."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         """Hybridize every HybridBlock child (a plain Block itself stays imperative)."""
@@ -275,44 +279,6 @@ class Block:
         for name, child in self._children.items():
             lines.append("  (" + name + "): " + repr(child).replace("\n", "\n  "))
         return "\n".join(lines) + "\n)" if self._children else f"{type(self).__name__}()"
-
-
-def _hybrid_blocks(block: Block) -> list:
-    found = [block] if isinstance(block, HybridBlock) else []
-    for child in block._children.values():
-        found.extend(_hybrid_blocks(child))
-    return found
-
-
-class _CachedGraph:
-    """One entry of a HybridBlock's cached op: the traced graph, compiled as one program, or as
-    static segments around its dynamic-shape ops."""
-
-    def __init__(self, symbol: Any, data_names: list[str], by_name: dict, multi: bool, training: bool,
-                 partition_if_dynamic: bool) -> None:
-        self.symbol, self.multi = symbol, multi
-        inputs = symbol.list_inputs()
-        self.params = [by_name[n] for n in inputs if n in by_name]
-        input_names = list(data_names) + [n for n in inputs if n in by_name]
-        # in training the program also returns the new auxiliary states (BatchNorm's running stats)
-        aux_names = [n for n in symbol.list_auxiliary_states() if n in by_name] if training else []
-        self.aux_targets = [by_name[n] for n in aux_names]
-        self.n_out = len(symbol._outputs)
-        self.random = is_random(symbol._outputs)
-        self.serial = next(_serials)
-        self.segmented = None
-        dynamic = dynamic_ops(symbol._outputs)
-        if dynamic:
-            if not partition_if_dynamic:
-                raise MXNetError(f"hybridize(partition_if_dynamic=False): the graph has dynamic-shape ops "
-                                 f"{dynamic}, which cannot be part of one static program; leave "
-                                 "partition_if_dynamic=True to run them between compiled segments")
-            self.segmented = SegmentedGraph(symbol._outputs, input_names, aux_names, training)
-            return
-        self.compiled = compiled = jax.jit(graph_program(symbol._outputs, input_names, aux_names, training))
-        # what the autograd tape records for a call: one node (the rng key rides along as the last input)
-        self.tape_key = ("hybrid", self.serial)
-        self.tape_fn = lambda *a: compiled(a[:-1], a[-1])
 
 
 _autograd_entry = operator.attrgetter("_ag")
@@ -340,6 +306,7 @@ class HybridBlock(Block):
         object.__setattr__(self, "_active", False)
         object.__setattr__(self, "_flags", {})
         object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_op_hook", None)
 
     def hybridize(self, active: bool = True, static_alloc: bool = False, static_shape: bool = False,
                   **kwargs: Any) -> None:
@@ -370,20 +337,49 @@ class HybridBlock(Block):
         return self._forward_compat(*args)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
+        if has_symbol(args):  # 1.x: a block called on Symbols builds its graph on them
+            return call_on_symbols(self, args, kwargs)
         if not self._active or dc.is_deferred_compute() or kwargs:
             return self._forward_compat(*args, **kwargs)
         if _profiler._program_hook is not None:  # the profiler records the call as one event
             return _profiler._program_hook(type(self).__name__, self._call_cached, args)
         return self._call_cached(*args)
 
+    def _is_legacy(self) -> bool:
+        """Whether this block computes through MXNet 1.x's ``hybrid_forward`` (it has no ``forward``)."""
+        return type(self).forward is HybridBlock.forward and hasattr(self, "hybrid_forward")
+
     def _forward_compat(self, *args: Any, **kwargs: Any) -> Any:
-        """``forward``; or MXNet 1.x's ``hybrid_forward(F, x, *params)`` with F the imperative namespace."""
-        if type(self).forward is HybridBlock.forward and hasattr(self, "hybrid_forward"):
-            from .. import numpy as np_namespace, nd
-            F = np_namespace if _config.is_np_array() else nd  # noqa: N806  (MXNet's name)
-            params = {name: p.data() for name, p in self._reg_params.items()}
-            return self.hybrid_forward(F, *args, **params, **kwargs)
+        """``forward``; or MXNet 1.x's ``hybrid_forward(F, x, **params)`` with F = ``mx.nd``."""
+        if self._is_legacy():
+            return call_imperative(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def infer_shape(self, *args: Any) -> None:
+        """Fill in unknown parameter shapes from the inputs (a 1.x block: from its symbolic graph)."""
+        if self._is_legacy() and any(not _known(p.shape) for p in self._reg_params.values()):
+            infer_parameter_shapes(self, args)
+            return
+        super().infer_shape(*args)
+
+    def infer_type(self, *args: Any) -> None:
+        """Set each parameter's dtype to what the graph infers from the inputs' dtypes."""
+        arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
+        symbol, names, named, _ = self._trace(arrays, _config.is_training())
+        given = {n: a.dtype for n, a in zip(names, [a for a in arrays if a is not None])}
+        arg_types, _, aux_types = symbol.infer_type(**given)
+        if arg_types is None:
+            raise MXNetError(f"{type(self).__name__}.infer_type: cannot infer the parameters' dtypes from "
+                             f"inputs {given}")
+        inferred = dict(zip(symbol.list_arguments(), arg_types))
+        inferred.update(zip(symbol.list_auxiliary_states(), aux_types))
+        for name, param in named:
+            if name in inferred:
+                param.dtype = onp.dtype(inferred[name])
+
+    def register_op_hook(self, callback: Callable, monitor_all: bool = False) -> None:
+        object.__setattr__(self, "_op_hook", (callback, bool(monitor_all)))
+        super().register_op_hook(callback, monitor_all)
 
     # -- the cached op -------------------------------------------------------------------------
     def _call_cached(self, *args: Any) -> Any:
@@ -415,17 +411,19 @@ class HybridBlock(Block):
             results = tuple(np_class()._wrap(o) for o in raw)
         results = results if isinstance(results, tuple) else (results,)
         outs, updates = results[:entry.n_out], results[entry.n_out:]
+        if self._op_hook is not None:
+            run_op_hook(entry, inputs[:len(entry.input_names)], rng, *self._op_hook)
         for param, value in zip(entry.aux_targets, updates):
             param.data()._take_value(value)
         return outs if entry.multi else outs[0]
 
-    def _build(self, arrays: list[NDArray], training: bool) -> "_CachedGraph":
+    def _build(self, arrays: list[NDArray], training: bool) -> CachedGraph:
         """One entry of the cached op: the graph of ``forward`` for this signature, compiled."""
         symbol, data_names, named, multi = self._trace(arrays, training)
         if self._flags.get("backend"):
             name, options = self._flags["backend"]
             symbol = symbol.optimize_for(name, **options)
-        return _CachedGraph(symbol, data_names, dict(named), multi, training,
+        return CachedGraph(symbol, data_names, dict(named), multi, training,
                             self._flags.get("partition_if_dynamic", True))
 
     def compile_stats(self) -> dict:
@@ -452,10 +450,12 @@ class HybridBlock(Block):
         except DeferredInitializationError:  # in predict mode, so BatchNorm's running stats stay put
             with autograd.pause(False):
                 self._forward_compat(*arrays)
+        if self._is_legacy():  # 1.x: hybrid_forward(mx.sym, ...) builds the graph itself
+            return trace_symbolic(self, arrays, training)
         named = self.collect_params()  # structural names, relative to this block
         params = list(named.values())
         present = [a for a in arrays if a is not None]
-        names = [f"data{i}" if len(arrays) > 1 else "data" for i, a in enumerate(arrays) if a is not None]
+        names = input_names(arrays)
         values = [p.data() for p in params]
         with autograd.pause(training), dc.context():
             dc.set_variable(present, [var(n) for n in names])

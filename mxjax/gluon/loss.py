@@ -10,12 +10,13 @@ from typing import Any
 
 from .. import numpy as np
 from .. import numpy_extension as npx
-from ..base import MXNetValueError
+from ..base import MXNetValueError, numeric_types  # noqa: F401  (MXNet's loss module offers both)
+from ..util import use_np  # noqa: F401
 from .block import HybridBlock
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "CTCLoss", "HuberLoss", "HingeLoss",
-           "SquaredHingeLoss", "LogisticLoss", "TripletLoss", "PoissonNLLLoss", "CosineEmbeddingLoss"]
+           "SquaredHingeLoss", "LogisticLoss", "TripletLoss", "PoissonNLLLoss", "CosineEmbeddingLoss", "SDMLLoss"]
 
 
 def _apply_weighting(loss: Any, weight: Any = None, sample_weight: Any = None) -> Any:
@@ -313,3 +314,29 @@ class CosineEmbeddingLoss(Loss):
         y_norm = np.linalg.norm(y, axis=axis).reshape((-1, 1))
         x_dot_y = np.sum(x * y, axis=axis).reshape((-1, 1))
         return x_dot_y / np.maximum(x_norm * y_norm, 1e-12)
+
+
+class SDMLLoss(Loss):
+    """Smoothed deep metric learning loss of aligned minibatches ``x1``, ``x2`` of shape (batch, dim).
+
+    Row i of ``x2`` is the positive for row i of ``x1``, every other row a negative: the
+    loss is the KL divergence between the softmax of negative squared distances and
+    labels that put ``1 - smoothing_parameter`` on the diagonal, shape (batch,).  As in
+    MXNet 2.0, ``weight`` is accepted but not applied.
+    """
+
+    def __init__(self, smoothing_parameter: float = 0.3, weight: float = 1.0, batch_axis: int = 0,
+                 **kwargs: Any) -> None:
+        super().__init__(weight, batch_axis, **kwargs)
+        self.kl_loss = KLDivLoss(from_logits=True)
+        self.smoothing_parameter = smoothing_parameter
+
+    def forward(self, x1: Any, x2: Any) -> Any:
+        if x1.ndim != 2 or tuple(x1.shape) != tuple(x2.shape):
+            raise MXNetValueError(f"SDMLLoss: x1 {tuple(x1.shape)} and x2 {tuple(x2.shape)} must be "
+                                  "(batch, dim) matrices of the same shape")
+        batch = x1.shape[0]
+        gold = np.eye(batch)
+        labels = gold * (1 - self.smoothing_parameter) + (1 - gold) * self.smoothing_parameter / (batch - 1)
+        distances = ((np.expand_dims(x1, 1) - np.expand_dims(x2, 0)) ** 2).sum(axis=2)
+        return self.kl_loss(npx.log_softmax(-distances, axis=1), labels)

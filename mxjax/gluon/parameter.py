@@ -6,6 +6,8 @@ the shape from the first input (``infer_shape``) and the initializer runs then.
 """
 from __future__ import annotations
 
+import uuid
+import warnings
 from typing import Any
 
 import jax.numpy as jnp
@@ -14,7 +16,7 @@ import numpy as onp
 from .. import initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device, current_device
-from .._ndarray import NDArray, np_class
+from .._ndarray import NDArray, _default_class
 
 __all__ = ["Parameter", "Constant", "DeferredInitializationError"]
 
@@ -50,6 +52,7 @@ class Parameter:
         self._grad_req = "null" if not differentiable else grad_req
         self._data: NDArray | None = None
         self._deferred: tuple | None = None   # (init, device, default_init) waiting for the shape
+        self._uuid = str(uuid.uuid4())  # the identity Block.save records (MXNet 2.0's parameter id)
 
     # -- identity -----------------------------------------------------------------
     @property
@@ -103,7 +106,7 @@ class Parameter:
 
     def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
         device = device[0] if isinstance(device, (list, tuple)) else device
-        array = np_class()._wrap(jnp.zeros(self._shape, self.dtype))
+        array = _default_class()._wrap(jnp.zeros(self._shape, self.dtype))
         if device is not None and device != current_device():
             array = array.to_device(device)
         # as MXNet 2: the parameter's own initializer, else the given one, else the default, rides in
@@ -148,6 +151,17 @@ class Parameter:
     def list_data(self) -> list[NDArray]:
         return [self._check()]
 
+    def row_sparse_data(self, row_id: Any) -> NDArray:
+        """Rows of a 'row_sparse' parameter; parameters here are dense, so this raises as MXNet does for
+        a dense ('default' storage) parameter."""
+        raise MXNetError(f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because its "
+                         "storage type is default. Please use data() instead.")
+
+    def list_row_sparse_data(self, row_id: Any) -> list[NDArray]:
+        """Per-device rows of a 'row_sparse' parameter; raises for dense parameters, as in MXNet."""
+        raise MXNetError(f"Cannot return copies of Parameter '{self.name}' on all devices via "
+                         "list_row_sparse_data() because its storage type is default. Please use data() instead.")
+
     def grad(self, device: Device | None = None) -> NDArray:
         grad = self._check().grad
         if grad is None:
@@ -168,7 +182,7 @@ class Parameter:
         if self._data is None:
             self.shape = tuple(values.shape)
             self._deferred = None
-            self._attach(np_class()._wrap(jnp.asarray(values, self.dtype)))
+            self._attach(_default_class()._wrap(jnp.asarray(values, self.dtype)))
             return
         if tuple(values.shape) != self._data.shape:
             raise MXNetValueError(f"Parameter {self.name!r}: set_data with shape {tuple(values.shape)}, "
@@ -184,7 +198,7 @@ class Parameter:
         """Change the dtype of the values (and of the gradient)."""
         self.dtype = normalize_dtype(dtype)
         if self._data is not None:
-            self._attach(np_class()._wrap(self._data.to_jax().astype(self.dtype)))
+            self._attach(_default_class()._wrap(self._data.to_jax().astype(self.dtype)))
 
     def reset_device(self, device: Device) -> None:
         if self._data is not None:
@@ -208,16 +222,19 @@ class Constant(Parameter):
     """A parameter that never changes (grad_req 'null'), initialized to the given value."""
 
     def __init__(self, value: Any, name: str = "const") -> None:
-        values = value.asnumpy() if isinstance(value, NDArray) else onp.asarray(value)
+        # a Python value becomes float32, as mx.np.array / mx.nd.array make it
+        values = value.asnumpy() if isinstance(value, NDArray) else value if isinstance(value, onp.ndarray) \
+            else onp.asarray(value, dtype=onp.float32)
         super().__init__(name=name, grad_req="null", shape=values.shape, dtype=values.dtype,
                          differentiable=False)
         self._value = values
 
     def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
-        self._attach(np_class()._wrap(jnp.asarray(self._value)))
+        self._attach(_default_class()._wrap(jnp.asarray(self._value)))
 
     @Parameter.grad_req.setter  # type: ignore[attr-defined]
     def grad_req(self, req: str) -> None:
-        if req != "null":
-            raise MXNetValueError(f"Constant {self.name!r} cannot have a gradient (grad_req must be 'null')")
+        if req != "null":  # as MXNet: ignored with a warning, so net.setattr('grad_req', ...) works
+            warnings.warn(f"Constant parameter {self.name!r} does not support grad_req other than 'null', and "
+                          f"new value {req!r} is ignored.", stacklevel=2)
 

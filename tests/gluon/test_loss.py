@@ -1,4 +1,6 @@
 """gluon.loss: every loss against a NumPy reference, hybridized == imperative, bad input."""
+import pathlib
+
 import numpy as onp
 import pytest
 
@@ -271,3 +273,25 @@ def test_bad_constructor_arguments():
         gloss.LogisticLoss(label_format="x")
     with pytest.raises(ValueError, match="layout"):
         gloss.CTCLoss(layout="NCT")
+
+
+def _sdml_numpy(x1, x2, smoothing):
+    batch = x1.shape[0]
+    labels = onp.where(onp.eye(batch) > 0, 1 - smoothing, smoothing / (batch - 1))
+    logits = -((x1[:, None, :] - x2[None, :, :]) ** 2).sum(axis=2)
+    logp = logits - onp.log(onp.exp(logits - logits.max(1, keepdims=True)).sum(1, keepdims=True)) \
+        - logits.max(1, keepdims=True)
+    return (labels * (onp.log(labels + 1e-12) - logp)).mean(axis=1)
+
+
+def test_sdml_loss_matches_mxnet20_and_numpy():
+    ref = onp.load(pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gluon_api" / "block_api_mxnet20.npz")
+    x1, x2 = mx.np.array(ref["sdml_x1"]), mx.np.array(ref["sdml_x2"])
+    onp.testing.assert_allclose(gloss.SDMLLoss()(x1, x2).asnumpy(), ref["sdml"], rtol=1e-5, atol=1e-6)
+    smooth = gloss.SDMLLoss(smoothing_parameter=0.1, weight=2.0)  # MXNet 2.0 does not apply weight here
+    onp.testing.assert_allclose(smooth(x1, x2).asnumpy(), ref["sdml_smooth"], rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(ref["sdml"], _sdml_numpy(ref["sdml_x1"], ref["sdml_x2"], 0.3), rtol=1e-4)
+    smooth.hybridize()
+    onp.testing.assert_allclose(smooth(x1, x2).asnumpy(), ref["sdml_smooth"], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"SDMLLoss: x1 \(4, 6\) and x2 \(3, 6\) must be"):
+        gloss.SDMLLoss()(x1, x2[:3])

@@ -1,5 +1,6 @@
 """gluon.nn convolution, transposed-convolution and pooling layers against NumPy loops."""
 import itertools
+import pathlib
 
 import numpy as onp
 import pytest
@@ -215,3 +216,17 @@ def test_pool_layout_and_errors():
         nn.MaxPool2D()(mx.np.ones((2, 3)))
     with pytest.raises(mx.MXNetError, match="Pooling.*kernel size"):
         nn.AvgPool1D(pool_size=5)(mx.np.ones((1, 1, 3)))
+
+
+def test_reflection_pad_2d_matches_mxnet20_and_numpy():
+    path = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gluon_api"
+    ref = onp.load(path / "block_api_mxnet20.npz")
+    x = ref["bnr_x"]
+    onp.testing.assert_allclose(nn.ReflectionPad2D(2)(mx.np.array(x)).asnumpy(), ref["pad_out"])
+    block = nn.ReflectionPad2D((0, 0, 0, 0, 1, 2, 0, 3))
+    want = onp.pad(x, ((0, 0), (0, 0), (1, 2), (0, 3)), mode="reflect")
+    onp.testing.assert_allclose(check_hybrid(block, x), want)
+    with pytest.raises(ValueError, match="ReflectionPad2D: padding must be an int or 8 ints"):
+        nn.ReflectionPad2D((1, 1, 0, 0, 1, 1, 1, 1))
+    with pytest.raises(ValueError, match=r"ReflectionPad2D: input of shape \(3, 4\) must be 4-D"):
+        nn.ReflectionPad2D(1)(mx.np.ones((3, 4)))

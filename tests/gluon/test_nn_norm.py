@@ -1,5 +1,6 @@
 """gluon.nn normalization layers and Embedding: NumPy references, running statistics, hybridize."""
 import functools
+import pathlib
 
 import numpy as onp
 import pytest
@@ -159,3 +160,41 @@ def test_embedding():
     assert repr(emb) == "Embedding(6 -> 3, float32)"
     with pytest.raises(mx.MXNetError, match="sparse_grad"):
         nn.Embedding(6, 3, sparse_grad=True)
+
+
+MXNET20 = onp.load(pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "gluon_api"
+                   / "block_api_mxnet20.npz")
+
+
+def test_batch_norm_relu_matches_mxnet20():
+    block = nn.BatchNormReLU(in_channels=3)
+    block.initialize()
+    block.running_mean.set_data(mx.np.array([0.2, -0.3, 0.1]))
+    block.running_var.set_data(mx.np.array([0.5, 2.0, 1.0]))
+    block.gamma.set_data(mx.np.array([1.5, 0.5, -1.0]))
+    x = MXNET20["bnr_x"]
+    onp.testing.assert_allclose(block(mx.np.array(x)).asnumpy(), MXNET20["bnr_predict"], rtol=1e-5, atol=1e-6)
+    with autograd.record():
+        out = block(mx.np.array(x))
+    onp.testing.assert_allclose(out.asnumpy(), MXNET20["bnr_train"], rtol=1e-5, atol=1e-5)
+    # the running statistics move as BatchNorm's do (MXNet 2.0.0b1's fused CPU op leaves them put)
+    want = 0.9 * onp.array([0.2, -0.3, 0.1]) + 0.1 * x.mean(axis=(0, 2, 3))
+    onp.testing.assert_allclose(block.running_mean.data().asnumpy(), want, rtol=1e-5)
+    fresh = nn.BatchNormReLU(in_channels=3)
+    fresh.initialize()
+    check_hybrid(fresh, x)
+
+
+def test_sync_batch_norm_is_batch_norm_over_the_whole_batch():
+    x = _rand(4, 3, 2, 2)
+    sync, plain = nn.SyncBatchNorm(num_devices=2), nn.BatchNorm()
+    sync.initialize()
+    plain.initialize()
+    with autograd.record():
+        a, b = sync(mx.np.array(x)), plain(mx.np.array(x))
+    onp.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6)
+    want = (x - x.mean(axis=(0, 2, 3), keepdims=True)) / onp.sqrt(x.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
+    onp.testing.assert_allclose(a.asnumpy(), want, rtol=1e-4, atol=1e-5)
+    onp.testing.assert_allclose(sync.running_var.data().asnumpy(), plain.running_var.data().asnumpy())
+    with pytest.raises(ValueError, match="SyncBatchNorm: num_devices must be a positive int, got 0"):
+        nn.SyncBatchNorm(num_devices=0)

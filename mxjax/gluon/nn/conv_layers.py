@@ -1,8 +1,10 @@
-"""Convolution, transposed-convolution and pooling layers (1-D, 2-D and 3-D) over ``npx`` ops."""
+"""Convolution, transposed-convolution and pooling layers (1-D, 2-D and 3-D) over ``npx`` ops, and
+ReflectionPad2D."""
 from __future__ import annotations
 
 from typing import Any
 
+from ... import numpy as np
 from ... import numpy_extension as npx
 from ...base import MXNetValueError
 from ..block import HybridBlock
@@ -12,7 +14,7 @@ from .basic_layers import Activation
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
            "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
            "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
-           "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D"]
+           "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "ReflectionPad2D"]
 
 
 def _tuple(name: str, value: Any, n: int) -> tuple:
@@ -190,3 +192,30 @@ GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, _LAYOUTS[3], "max", True, "G
 GlobalAvgPool1D = _pool_class("GlobalAvgPool1D", 1, _LAYOUTS[1], "avg", True, "Global average pooling.")
 GlobalAvgPool2D = _pool_class("GlobalAvgPool2D", 2, _LAYOUTS[2], "avg", True, "Global average pooling.")
 GlobalAvgPool3D = _pool_class("GlobalAvgPool3D", 3, _LAYOUTS[3], "avg", True, "Global average pooling.")
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pad the last two axes of ``(N, C, H, W)`` data by reflection (the edge is not repeated).
+
+    ``padding``: an int (that much on each side of H and W), or MXNet's 8-tuple of
+    ``(before, after)`` pairs per axis, whose N and C pairs must be 0.
+    """
+
+    def __init__(self, padding: Any = 0, **kwargs: Any) -> None:
+        super().__init__()
+        if isinstance(padding, int):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        padding = tuple(int(p) for p in padding)
+        if len(padding) != 8 or any(padding[:4]):
+            raise MXNetValueError(f"ReflectionPad2D: padding must be an int or 8 ints with the first four 0 "
+                                  f"(only H and W are padded), got {padding}")
+        self._padding = padding
+
+    def forward(self, x: Any) -> Any:
+        if x.ndim != 4:
+            raise MXNetValueError(f"ReflectionPad2D: input of shape {tuple(x.shape)} must be 4-D (N, C, H, W)")
+        pairs = tuple(self._padding[i:i + 2] for i in range(0, 8, 2))
+        return np.pad(x, pairs, mode="reflect")
+
+    def __repr__(self) -> str:
+        return f"ReflectionPad2D(padding={self._padding})"

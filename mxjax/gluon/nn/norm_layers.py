@@ -1,4 +1,5 @@
-"""Normalization layers (BatchNorm, LayerNorm, GroupNorm, InstanceNorm) and Embedding."""
+"""Normalization layers (BatchNorm, BatchNormReLU, SyncBatchNorm, LayerNorm, GroupNorm, InstanceNorm)
+and Embedding."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,7 @@ from ...base import MXNetValueError, normalize_dtype
 from ..block import HybridBlock
 from ..parameter import Parameter
 
-__all__ = ["BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "Embedding"]
+__all__ = ["BatchNorm", "BatchNormReLU", "SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "Embedding"]
 
 
 
@@ -75,6 +76,35 @@ class BatchNorm(_ScaleShift):
         params = dict(eps=self._epsilon, momentum=self._momentum, fix_gamma=not self._scale,
                       use_global_stats=self._use_global_stats, axis=self._axis)
         return npx.batch_norm(*inputs, **params)
+
+
+class BatchNormReLU(BatchNorm):
+    """``relu(BatchNorm(x))``: batch normalization followed by a ReLU (MXNet fuses the two into one
+    oneDNN op; here XLA fuses them, and an export writes a BatchNorm and a relu node)."""
+
+    def forward(self, x: Any) -> Any:
+        return npx.relu(super().forward(x))
+
+
+class SyncBatchNorm(BatchNorm):
+    """Batch normalization whose statistics span the whole batch across ``num_devices`` devices.
+
+    mxjax runs a block's batch in one process on one device, so the batch statistics are
+    already those of the whole batch: this is BatchNorm over axis 1 (``num_devices`` is
+    accepted and checked, not needed).
+    """
+
+    def __init__(self, in_channels: int = 0, num_devices: int | None = None, momentum: float = 0.9,
+                 epsilon: float = 1e-5, center: bool = True, scale: bool = True, use_global_stats: bool = False,
+                 beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
+                 running_mean_initializer: Any = "zeros", running_variance_initializer: Any = "ones",
+                 **kwargs: Any) -> None:
+        if num_devices is not None and (not isinstance(num_devices, int) or num_devices < 1):
+            raise MXNetValueError(f"SyncBatchNorm: num_devices must be a positive int, got {num_devices!r}")
+        super().__init__(1, momentum, epsilon, center, scale, use_global_stats, beta_initializer,
+                         gamma_initializer, running_mean_initializer, running_variance_initializer,
+                         in_channels, **kwargs)
+        self._num_devices = num_devices or 1
 
 
 class LayerNorm(_ScaleShift):

@@ -1,0 +1,72 @@
+"""``Block.save``/``Block.load``: MXNet 2.0's model structure file plus the parameters.
+
+``save(prefix)`` writes ``prefix-model.json`` (each block by class name and position,
+``{"dense1": {"hybridized": ..., "params": {"weight": uuid}, <children>}}``, with the
+cached graph of a hybridized block) and ``prefix-model.params`` (``save_parameters``).
+``load(prefix)`` checks the structure against the block, restores the parameter ids
+and the hybridized state, and loads the parameters.  (MXNet 2.0.0b1 writes the
+parameters to ``MyModel-model.params`` whatever the prefix; both name them after it.)
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..base import MXNetError
+from ..symbol import var
+
+__all__ = ["save_model", "load_model"]
+
+
+def _describe(block: Any, structure: dict, index: int) -> int:
+    entry: dict = {}
+    structure[f"{type(block).__name__.lower()}{index}"] = entry
+    index += 1
+    if hasattr(block, "_cache"):  # a HybridBlock: its cached graph, when it has built one
+        graph = next(iter(block._cache.values()), None) if block._active else None
+        if graph is not None:
+            entry["in_format"] = [0] * len(graph.data_names)
+            entry["out_format"] = [0] * graph.n_out if graph.multi else 0
+            entry["inputs"] = [var(name).tojson() for name in graph.data_names]
+            entry["symbol"] = graph.symbol.tojson()
+        entry["hybridized"] = graph is not None
+    entry["params"] = {name: param._uuid for name, param in block._reg_params.items()}
+    for child in block._children.values():
+        index = _describe(child, entry, index)
+    return index
+
+
+def save_model(block: Any, prefix: str) -> None:
+    structure: dict = {}
+    _describe(block, structure, 0)
+    with open(f"{prefix}-model.json", "w") as handle:
+        json.dump(structure, handle)
+    block.save_parameters(f"{prefix}-model.params")
+
+
+def _restore(block: Any, structure: dict, index: int, source: str) -> int:
+    key = f"{type(block).__name__.lower()}{index}"
+    if key not in structure:
+        have = [k for k, v in structure.items() if isinstance(v, dict) and k != "params"]
+        raise MXNetError(f"Block.load: {source} has no entry {key!r} for {type(block).__name__} (found {have}); "
+                         "build the model in the same order as when it was saved")
+    entry = structure[key]
+    index += 1
+    if entry.get("hybridized") and hasattr(block, "_cache"):
+        block.hybridize(True)  # the graph is traced again on the first call
+    for name, uuid in entry.get("params", {}).items():
+        if name not in block._reg_params:
+            raise MXNetError(f"Block.load: {source} lists parameter {name!r} of {key}, which "
+                             f"{type(block).__name__} does not have (it has {list(block._reg_params)})")
+        block._reg_params[name]._uuid = uuid
+    for child in block._children.values():
+        index = _restore(child, entry, index, source)
+    return index
+
+
+def load_model(block: Any, prefix: str) -> None:
+    source = f"{prefix}-model.json"
+    with open(source) as handle:
+        structure = json.load(handle)
+    _restore(block, structure, 0, source)
+    block.load_parameters(f"{prefix}-model.params")

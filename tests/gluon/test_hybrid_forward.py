@@ -1,0 +1,195 @@
+"""MXNet 1.x's ``hybrid_forward(F, x, **params)`` blocks: imperative (F = mx.nd), hybridized (F = mx.sym),
+against what MXNet 1.9.1 computed for the same block and weights (tools/make_gluon_fixtures.py)."""
+import importlib.util
+import json
+import pathlib
+
+import numpy as onp
+import pytest
+
+import mxjax as mx
+from mxjax import autograd, gluon
+from mxjax.gluon import nn
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "gluon_api"
+X = onp.random.default_rng(0).normal(size=(2, 3)).astype(onp.float32)
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("make_gluon_fixtures", ROOT / "tools" / "make_gluon_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def legacy():
+    tool = _tool()
+    net = tool.legacy_classes(mx)()
+    net.load_parameters(str(FIXTURE / "legacy.params"))
+    return net, onp.load(FIXTURE / "legacy_mxnet191.npz")
+
+
+def _close(actual, expected):
+    onp.testing.assert_allclose(actual.asnumpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_imperative_hybridized_and_training_match_mxnet191(legacy):
+    net, ref = legacy
+    x = mx.nd.array(ref["x"])
+    net.hybridize(False)
+    out, pooled = net(x)
+    _close(out, ref["imperative_out"])
+    _close(pooled, ref["imperative_pooled"])
+    net.hybridize()
+    out, pooled = net(x)
+    _close(out, ref["hybrid_out"])
+    _close(pooled, ref["hybrid_pooled"])
+    graph = next(iter(net._cache.values())).symbol
+    assert graph.list_inputs() == ["data", "weight", "bias", "gamma", "beta", "running_mean", "running_var",
+                                   "scale.alpha", "out.weight", "out.bias"]
+    saved = {k: p.data().asnumpy().copy() for k, p in net.collect_params().items()}
+    for active in (True, False):
+        net.hybridize(active)
+        _check_training_step(net, x, ref)
+        net.load_dict(saved)
+
+
+def _check_training_step(net, x, ref):
+    """Batch statistics; the running ones move; gradients of every parameter."""
+    with autograd.record():
+        out, pooled = net(x)
+        total = out.sum() + pooled.sum()
+    total.backward()
+    _close(out, ref["train_out"])
+    _close(pooled, ref["train_pooled"])
+    _close(net.weight.grad(), ref["weight_grad"])
+    _close(net.out.weight.grad(), ref["out_weight_grad"])
+    _close(net.scale.alpha.grad(), ref["alpha_grad"])
+    _close(net.running_mean.data(), ref["running_mean"])
+    _close(net.running_var.data(), ref["running_var"])
+
+
+def test_export_is_what_mxnet191_ran(legacy, tmp_path):
+    net, ref = legacy
+    net.hybridize()
+    net(mx.nd.array(ref["x"]))
+    symbol_file, params_file = net.export(str(tmp_path / "legacy"))
+    ops = [(n["op"], n.get("attrs", {})) for n in json.loads(pathlib.Path(symbol_file).read_text())["nodes"]]
+    ran = [(n["op"], n.get("attrs", {})) for n in json.loads((FIXTURE / "legacy-symbol.json").read_text())["nodes"]]
+    assert ops == ran and ("FullyConnected", {"num_hidden": "6"}) in ops
+    mxnet = onp.load(FIXTURE / "legacy_export_mxnet191.npz")  # MXNet 1.9.1 ran the committed export
+    _close(mx.nd.array(mxnet["out"]), ref["hybrid_out"])
+    block = gluon.SymbolBlock.imports(symbol_file, ["data"], params_file)
+    out, pooled = block(mx.nd.array(ref["x"]))
+    _close(out, mxnet["out"])
+    _close(pooled, mxnet["pooled"])
+
+
+class Affine(gluon.HybridBlock):
+    """1.x custom layer: deferred shape from self.params.get, a constant, F recorded per call."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.weight = self.params.get("weight", shape=(4, 0), allow_deferred_init=True)
+            self.shift = self.params.get_constant("shift", [1.0, 2.0, 3.0, 4.0])
+        self.namespaces = []
+
+    def hybrid_forward(self, F, x, weight, shift):
+        self.namespaces.append((F, type(x)))
+        return F.broadcast_add(F.FullyConnected(x, weight, no_bias=True, num_hidden=4), shift.reshape((1, -1)))
+
+
+def _affine_numpy(block):
+    return X @ block.weight.data().asnumpy().T + onp.array([1.0, 2.0, 3.0, 4.0], onp.float32)
+
+
+def test_F_is_nd_imperatively_and_sym_hybridized_with_deferred_shapes():
+    block = Affine()
+    block.initialize()
+    out = block(mx.nd.array(X))
+    assert block.weight.shape == (4, 3) and block.shift.dtype == onp.float32
+    assert block.namespaces[-1] == (mx.nd, type(mx.nd.array(X)))
+    _close(out, _affine_numpy(block))
+    block.hybridize()
+    out = block(mx.np.array(X))
+    assert block.namespaces[-1] == (mx.sym, mx.sym.Symbol)
+    _close(out, _affine_numpy(block))
+
+
+def test_mixing_1x_and_2x_blocks_both_ways():
+    inner = Affine()
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, in_units=3), inner, nn.Activation("relu"))
+    net.initialize()
+    x = mx.np.array(X)
+    imperative = net(x).asnumpy()
+    net.hybridize()
+    onp.testing.assert_allclose(net(x).asnumpy(), imperative, rtol=1e-6)
+    assert list(net.collect_params()) == ["0.weight", "0.bias", "1.weight", "1.shift"]
+    dense = net[0].weight.data().asnumpy(), net[0].bias.data().asnumpy()
+    want = onp.maximum((X @ dense[0].T + dense[1]) @ inner.weight.data().asnumpy().T + [1, 2, 3, 4], 0)
+    onp.testing.assert_allclose(imperative, want, rtol=1e-5, atol=1e-6)
+
+
+def test_called_on_a_symbol_gives_the_graph_with_structural_names():
+    block = Affine()
+    block.initialize()
+    block(mx.nd.array(X))
+    graph = block(mx.sym.var("data"))
+    assert isinstance(graph, mx.sym.Symbol) and graph.list_inputs() == ["data", "weight", "shift"]
+    dense = nn.Dense(2)
+    with pytest.raises(mx.MXNetError, match="Dense: a block defined by forward"):
+        dense(mx.sym.var("data"))
+
+
+def test_attribute_name_is_the_keyword():
+    class Renamed(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = self.params.get("weight", shape=(3,), init="ones")
+
+        def hybrid_forward(self, F, x, w):
+            return F.broadcast_mul(x, w)
+
+    block = Renamed()
+    block.initialize()
+    assert list(block.params) == ["w"]
+    _close(block(mx.nd.array(X)), X)
+
+
+def test_a_missing_parameter_names_the_block():
+    class Missing(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.weight = gluon.Parameter("weight", shape=(3,))
+
+        def hybrid_forward(self, F, x, weight, bias):
+            return x * weight + bias
+
+    block = Missing()
+    block.initialize()
+    with pytest.raises(mx.MXNetError, match=r"Missing.hybrid_forward.*\['weight'\].*'bias'"):
+        block(mx.nd.array(X))
+    block.hybridize()
+    with pytest.raises(mx.MXNetError, match=r"Missing.hybrid_forward.*'bias'"):
+        block(mx.nd.array(X))
+
+
+def test_collect_params_dict_has_1x_methods():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(2, in_units=3), Affine())
+    params = net.collect_params()
+    params.initialize(mx.init.One())
+    assert net[0].weight.data().asnumpy().tolist() == [[1, 1, 1]] * 2
+    with pytest.warns(UserWarning, match="Constant parameter 'shift' does not support grad_req"):
+        params.setattr("grad_req", "add")
+    assert net[1].shift.grad_req == "null"
+    assert {p.grad_req for p in net.collect_params(".*weight").values()} == {"add"}
+    with autograd.record():
+        out = net(mx.np.array(X))
+    out.backward()
+    params.zero_grad()
+    assert not net[0].weight.grad().asnumpy().any()
