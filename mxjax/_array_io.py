@@ -12,7 +12,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as onp
 
-from . import serialization
+from . import _config, serialization
 from .base import MXNetTypeError
 from ._ndarray import NDArray
 
@@ -54,6 +54,7 @@ def save_params(fname: Any, data: Any, np_semantics: bool | None = None) -> None
     serialization.save(fname, _to_host(data), np_semantics=np_semantics)
 
 
+@_config.with_x64
 def _wrap(value: Any, cls: type) -> Any:
     if value is None:
         return None

@@ -23,6 +23,9 @@ from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, 
 from .device import Device, current_device
 from .operator import OpDef, get_op
 
+_swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
+_Tracer = jax.core.Tracer
+
 __all__ = ["NDArray", "invoke", "invoke_eager", "array", "waitall", "from_jax"]
 
 # A handler object with ``invoke(op, inputs, params, out_cls)``: set by autograd /
@@ -49,12 +52,18 @@ _profile_hook: Any = None
 
 
 def invoke(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls: type | None = None) -> Any:
-    """Run ``op`` on NDArrays/scalars; returns NDArray(s) of ``out_cls`` (default: the first input's class)."""
+    """Run ``op`` on NDArrays/scalars; returns NDArray(s) of ``out_cls`` (default: the first input's class).
+
+    The op runs with JAX's 64-bit types on for this thread (MXNet's int64/float64 arrays),
+    restored after, so the user's own JAX code keeps JAX's defaults.  Under the user's own
+    ``jax.jit``/``grad``/``vmap`` (traced inputs) the op follows that trace's 64-bit mode instead:
+    one program cannot mix both.
+    """
     if _profile_hook is not None:
         return _profile_hook(_dispatch, op, inputs, params, out_cls)
     handler = _handler.get()
     if handler is not None:
-        return handler.invoke(op, inputs, params, out_cls)
+        return _invoke_handled(handler, op, inputs, params, out_cls)
     return invoke_eager(op, inputs, params, out_cls)
 
 
@@ -62,8 +71,18 @@ def _dispatch(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: ty
     """:func:`invoke` without the profiler test (what the profiler's hook times)."""
     handler = _handler.get()
     if handler is not None:
-        return handler.invoke(op, inputs, params, out_cls)
+        return _invoke_handled(handler, op, inputs, params, out_cls)
     return invoke_eager(op, inputs, params, out_cls)
+
+
+def _invoke_handled(handler: Any, op: OpDef, inputs: Sequence[Any], params: dict | None,
+                    out_cls: type | None) -> Any:
+    """``handler.invoke`` (autograd, deferred compute) with 64-bit types on: it infers shapes or records."""
+    previous = _swap_x64(True)
+    try:
+        return handler.invoke(op, inputs, params, out_cls)
+    finally:
+        _restore_x64(previous)
 
 
 def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
@@ -74,25 +93,36 @@ def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
     goes onto the engine instead, ordered after that work: see :func:`_invoke_on_engine`.
     """
     datas = []
+    traced = False  # an input of the user's own jax transformation: keep its 64-bit mode
     for x in inputs:
         if isinstance(x, NDArray):
             var = x._var
             if var is not None and (var.pending or var.exception is not None):
                 return _invoke_on_engine(op, inputs, params, out_cls)
-            datas.append(x._data)
+            data = x._data
+            if isinstance(data, _Tracer):
+                traced = True
+            datas.append(data)
             if out_cls is None:
                 out_cls = type(x)
         else:
+            if isinstance(x, _Tracer):
+                traced = True
             datas.append(x)
+    previous = _swap_x64(True) if not traced else None
     try:
         out = op.bind(params)(*datas)
     except MXNetError:
         raise
     except Exception as err:  # JAX/XLA errors become MXNetError naming the op and inputs
         raise op_error(op, inputs, params, err) from None
+    finally:
+        if not traced:
+            _restore_x64(previous)
     return wrap_outputs(out, out_cls or _default_class())
 
 
+@_config.with_x64  # infers the outputs now; ``run`` sets the scope again where the engine runs it
 def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
     """Push ``op`` onto the engine, reading its inputs' vars and writing fresh output vars.
 
@@ -118,14 +148,17 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
         r._var = _engine.new_variable()
     compiled = op.bind(params)
 
-    def run() -> None:
+    def run() -> None:  # on an engine thread, or later at a bulk flush: set the 64-bit scope again
         datas = [_settled(x._data) if isinstance(x, NDArray) else x for x in inputs]
+        previous = _swap_x64(True)
         try:
             out = compiled(*datas)
         except MXNetError:
             raise
         except Exception as err:
             raise op_error(op, inputs, params, err) from None
+        finally:
+            _restore_x64(previous)
         for r, data in zip(results, out if isinstance(out, (tuple, list)) else (out,)):
             r._set_data(data)
 
@@ -431,7 +464,8 @@ class NDArray:
         var = self._var
         if var is not None:
             if isinstance(var, Lazy):
-                self._data = var.compute(self)
+                with _config.x64():
+                    self._data = var.compute(self)
                 self._var = None
             else:
                 if var.pending or var.exception is not None:
@@ -484,6 +518,7 @@ class NDArray:
     def copy(self) -> "NDArray":
         return invoke(_op("copy"), (self,), None, type(self))
 
+    @_config.with_x64
     def copyto(self, other: "NDArray | Device") -> "NDArray":
         """Copy into ``other`` (an NDArray of the same shape: written in place) or onto a device."""
         if isinstance(other, Device):
@@ -586,7 +621,10 @@ class NDArray:
             raise MXNetValueError(
                 f"{opname}: non-broadcastable output operand with shape {self.shape} "
                 f"doesn't match the broadcast shape {tuple(data.shape)}")
-        return data if data.dtype == self._data.dtype else data.astype(self._data.dtype)
+        if data.dtype == self._data.dtype:
+            return data
+        with _config.x64():
+            return data.astype(self._data.dtype)
 
     def _update(self, compute: Any, opname: str) -> None:
         """Read-modify-write as one step: ``compute(current)`` gives the new value.
@@ -761,6 +799,7 @@ class NDArray:
         _autograd_link.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
 
+@_config.with_x64
 def _rebuild(cls: type, values: onp.ndarray) -> NDArray:
     return cls._wrap(jnp.asarray(values))
 
@@ -774,6 +813,7 @@ def from_jax(data: jax.Array, cls: type | None = None) -> NDArray:
     return (cls or _default_class())._wrap(data)
 
 
+@_config.with_x64
 def array(source: Any, dtype: Any = None, ctx: Device | None = None, cls: type | None = None,
           device: Device | None = None) -> NDArray:
     """Copy ``source`` (array-like, NumPy, JAX or NDArray) into a new array.

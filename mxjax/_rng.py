@@ -16,16 +16,17 @@ from typing import Any
 import jax
 import numpy as onp
 
-from . import engine
+from . import _config, engine
 
 __all__ = ["seed", "next_key", "get_state", "set_state"]
 
 _lock = threading.Lock()
 _key: Any = None
-_split = jax.jit(lambda k: tuple(jax.random.split(k)))
+_split = jax.jit(lambda k: tuple(jax.random.split(k)))  # called in the 64-bit scope: one trace
 RNG_VAR = engine.new_variable()
 
 
+@_config.with_x64
 def seed(seed_state: int, device: Any = "all") -> None:
     """Restart the stream from ``seed_state`` (``device`` is accepted for MXNet compatibility)."""
     if not isinstance(seed_state, (int, onp.integer)):
@@ -33,6 +34,7 @@ def seed(seed_state: int, device: Any = "all") -> None:
     set_state(jax.random.PRNGKey(int(seed_state) & 0xFFFFFFFFFFFFFFFF))
 
 
+@_config.with_x64
 def next_key() -> jax.Array:
     """A fresh key (a uint32[2] array), advancing the stream."""
     global _key

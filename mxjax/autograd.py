@@ -141,6 +141,7 @@ _BOUND: dict = {}  # (op, parameters) -> op.compute with the parameters bound
 
 # ----------------------------------------------------------------------------- variables
 
+@_config.with_x64
 def _attach_grad(array: NDArray, grad_req: str = "write", stype: Any = None) -> None:
     if grad_req not in _GRAD_REQS:
         raise MXNetError(f"attach_grad: grad_req must be one of {_GRAD_REQS}, got {grad_req!r}")
@@ -344,6 +345,7 @@ def _recorded_backward(node: _Node, outs: list) -> tuple:
     return grads if isinstance(grads, tuple) else (grads,)
 
 
+@_config.with_x64
 def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, train_mode: bool = True) -> None:
     """Compute gradients of ``heads`` and store them in the variables' ``.grad`` (per ``grad_req``)."""
     heads = _as_list(heads)
@@ -363,6 +365,7 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, tra
         leaf.fresh = True
 
 
+@_config.with_x64
 def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, train_mode: bool = True) -> list:
     """Gradients of ``heads`` w.r.t. ``variables``, returned (not stored in ``.grad``).

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import _rng
+from . import _config, _rng
 from .base import MXNetTypeError, MXNetValueError
 from ._ndarray import NDArray
 from .ndarray._io import load
@@ -55,6 +55,7 @@ def _target(arr: Any, who: str) -> jax.Array:
     return arr.to_jax()
 
 
+@_config.with_x64  # float64 parameters are filled as float64
 def _fill(arr: NDArray, values: Any, who: str) -> None:
     """Write ``values`` (broadcast to ``arr``'s shape, cast to its dtype) into ``arr`` in place."""
     target = _target(arr, who)
@@ -89,6 +90,7 @@ def _orthogonal(key: jax.Array, *, shape: tuple, normal: bool) -> jax.Array:
     return u if u.shape == tmp.shape else v
 
 
+@_config.with_x64
 def _random_into(arr: NDArray, normal: bool, scale: float, who: str) -> None:
     """Fill with N(0, scale²) or U[-scale, scale) samples, drawn in the target's float dtype (float32 for
     an integer target, cast on writing)."""

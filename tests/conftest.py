@@ -2,6 +2,7 @@
 import pathlib
 import sys
 
+import jax
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -15,3 +16,11 @@ def _restore_np_modes():
     saved = (_config._np_shape_default, _config._np_array_default, _config.is_np_default_dtype())
     yield
     _config.set_np(shape=saved[0], array=saved[1], dtype=saved[2])
+
+
+@pytest.fixture
+def jax_x64():
+    """JAX's 64-bit types on for the test's own JAX code: for tests whose ``jnp`` oracle computes in
+    float64 (mxjax turns them on only inside its own calls, so plain ``jnp`` is 32-bit by default)."""
+    with jax.enable_x64(True):
+        yield

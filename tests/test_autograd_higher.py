@@ -15,6 +15,8 @@ from oracle import close, marked
 import mxjax as mx
 from mxjax import autograd as ag
 
+pytestmark = pytest.mark.usefixtures("jax_x64")  # the jnp oracles compute in float64
+
 np, npx = mx.np, mx.npx
 
 

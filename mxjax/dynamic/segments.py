@@ -24,7 +24,7 @@ from typing import Any, Callable
 import jax
 import numpy as onp
 
-from .. import _tape, autograd
+from .. import _config, _tape, autograd
 from .._ir import Entry, Node, topo_order
 from .._ndarray import NDArray, invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
@@ -171,6 +171,7 @@ class SegmentedGraph:
         for segment in self.segments:  # no dynamic op reads it: under record() its node can wait for backward
             segment.final = id(segment.node) not in read_eagerly
 
+    @_config.with_x64
     def __call__(self, arrays: list[NDArray], rng: Any) -> list[NDArray]:
         values = dict(zip(self.input_names, arrays))
         env: dict[int, tuple] = {}

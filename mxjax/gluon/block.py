@@ -382,6 +382,7 @@ class HybridBlock(Block):
         super().register_op_hook(callback, monitor_all)
 
     # -- the cached op -------------------------------------------------------------------------
+    @_config.with_x64  # traces, compiles and runs the graph: 64-bit types on
     def _call_cached(self, *args: Any) -> Any:
         # an omitted optional input (None) is part of the signature: forward sees it as None
         arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]

@@ -13,7 +13,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import initializer, symbol
+from .. import _config, initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device, current_device
 from .._ndarray import NDArray, _default_class
@@ -104,6 +104,7 @@ class Parameter:
             return
         self._init_now(init, device, default_init)
 
+    @_config.with_x64
     def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
         device = device[0] if isinstance(device, (list, tuple)) else device
         array = _default_class()._wrap(jnp.zeros(self._shape, self.dtype))
@@ -176,6 +177,7 @@ class Parameter:
 
     list_ctx = list_device
 
+    @_config.with_x64
     def set_data(self, data: Any) -> None:
         """Replace the values (shape must match; a deferred parameter takes the data's shape)."""
         values = data.to_jax() if isinstance(data, NDArray) else jnp.asarray(data)
@@ -189,11 +191,13 @@ class Parameter:
                                   f"expected {self._data.shape}")
         self._data._set_data(jnp.asarray(values, self._data.dtype))
 
+    @_config.with_x64
     def zero_grad(self) -> None:
         if self._data is not None and self._data.grad is not None:
             grad = self._data.grad  # zeros where the weight lives, without computing a pending gradient
             grad._overwrite(jnp.zeros_like(self._data.to_jax(), dtype=grad.dtype))
 
+    @_config.with_x64
     def cast(self, dtype: Any) -> None:
         """Change the dtype of the values (and of the gradient)."""
         self.dtype = normalize_dtype(dtype)
@@ -229,6 +233,7 @@ class Constant(Parameter):
                          differentiable=False)
         self._value = values
 
+    @_config.with_x64
     def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
         self._attach(_default_class()._wrap(jnp.asarray(self._value)))
 

@@ -366,6 +366,7 @@ def _shapes_of(op: str, cls: type, fn: Callable, avals: list) -> tuple[list, Any
 
 # ----------------------------------------------------------------------------- foreach
 
+@_config.with_x64
 def foreach(body: Callable, data: Any, init_states: Any, name: str = "foreach") -> tuple:
     """Run ``body`` over axis 0 of ``data``: ``out, states = body(data[i], states)`` for each i.
 
@@ -440,6 +441,7 @@ def _foreach_eager(step: Callable, data: list, states: list, avals: list, cls: t
 
 # ----------------------------------------------------------------------------- while_loop
 
+@_config.with_x64
 def while_loop(cond: Callable, func: Callable, loop_vars: Any, max_iterations: Any = None,
                name: str = "while_loop") -> tuple:
     """``while cond(*loop_vars): step_output, loop_vars = func(*loop_vars)``, at most ``max_iterations`` times.
@@ -535,6 +537,7 @@ def _while_eager(test: Callable, step: Callable, values: list, var_fmt: Any, var
 
 # ----------------------------------------------------------------------------- cond
 
+@_config.with_x64
 def cond(pred: Any, then_func: Callable, else_func: Callable, inputs: Any = None, name: str = "cond") -> Any:
     """``then_func(*inputs)`` if ``pred`` holds, else ``else_func(*inputs)``.
 

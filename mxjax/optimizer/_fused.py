@@ -72,6 +72,7 @@ class FusedUpdate:
 
         return fused
 
+    @_config.with_x64
     def update_all(self, weights: Sequence, grads: Sequence, states: Sequence, lrs: Sequence,
                    wds: Sequence, indices: Sequence | None = None, donate: bool = True,
                    pending: Any = None, steps: Any = None) -> tuple[list, list]:

@@ -324,6 +324,7 @@ class Optimizer(FusedUpdate):
                                      f"{type(w).__name__} and {type(g).__name__} at position {i}")
         return list(indices), list(weights), list(grads), list(states)
 
+    @_config.with_x64
     def _apply(self, indices: list, weights: list, grads: list, states: list) -> None:
         if not self._has_rule():
             raise NotImplementedError(f"{type(self).__name__} defines no update rule: override step "

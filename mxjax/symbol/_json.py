@@ -22,6 +22,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _config
 from .._ir import MXNET_VERSION, Entry, Node, graph_from_json, topo_order, variables
 from ..base import MXNetError, decode_attr
 from ._hints import apply_init_hints
@@ -121,6 +122,7 @@ def encode_constant(value: Any) -> str:
                        "data": base64.b64encode(onp.ascontiguousarray(array).tobytes()).decode("ascii")})
 
 
+@_config.with_x64  # an int64/float64 constant stays 64-bit
 def decode_constant(text: str) -> Any:
     """The array a ``__constant__`` attribute holds."""
     try:

@@ -30,7 +30,7 @@ import numpy as onp
 from jax import lax
 from jax.extend.core import Literal
 
-from .. import _rng
+from .. import _config, _rng
 from .. import profiler as _profiler
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
@@ -81,6 +81,7 @@ def _as_array(value: Any, name: str) -> NDArray:
 class Executor:
     """A Symbol bound to arrays (``sym.bind(...)`` / ``sym.simple_bind(...)``)."""
 
+    @_config.with_x64
     def __init__(self, symbol: Any, ctx: Device, args: Any, args_grad: Any = None, grad_req: Any = "write",
                  aux_states: Any = None) -> None:
         self._symbol = symbol
@@ -218,6 +219,7 @@ class Executor:
         program = self._compiled[key] = jax.jit(program, donate_argnums=(2,))
         return program
 
+    @_config.with_x64
     def forward(self, is_train: bool = False, **kwargs: Any) -> list:
         """Run the graph (copying any keyword arrays into the arguments first); returns the outputs."""
         for name, value in kwargs.items():
@@ -349,6 +351,7 @@ class Executor:
                                   for v in jaxpr.outvars)
         return self._reads_aux
 
+    @_config.with_x64
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (seeded with ``out_grads``, ones by default) into ``grad_dict``."""
         if self._dynamic:
@@ -410,6 +413,7 @@ class Executor:
         return plan_memory(self._symbol, {n: a.shape for n, a in arrays.items()},
                            {n: a.dtype for n, a in arrays.items()}, include_backward, grad_args=self._diff)
 
+    @_config.with_x64
     def memory_analysis(self, mirror: bool | None = None) -> dict[str, dict[str, int]]:
         """XLA's compiled memory statistics (bytes) of this executor's programs.
 
@@ -451,6 +455,7 @@ def _apply(vjp: Any, cts: list) -> Any:
     return vjp(cts)[0]
 
 
+@_config.with_x64
 def allocate_and_bind(symbol: Any, ctx: Device, grad_req: Any, type_dict: dict, shapes: dict) -> Executor:
     """``simple_bind``: infer every shape, allocate zero arrays, bind."""
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import jax
 import numpy as onp
 
+from .. import _config
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, decode_attr, normalize_dtype
 from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
@@ -89,6 +90,7 @@ def _dtype_attr(text: str) -> Any:
     return FLAG_TO_DTYPE.get(value, None) if isinstance(value, int) else value
 
 
+@_config.with_x64
 def infer_avals(outputs: list[Entry], shapes: dict[str, Any], dtypes: dict[str, Any],
                 partial: bool = False) -> dict[int, list]:
     """``{id(node): [aval or None per output]}`` for every node; variables filled in where rules allow."""
@@ -179,6 +181,7 @@ def _node_outputs(node: Node, op: Any, ins: list) -> list:
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
+@_config.with_x64
 def propagate_dtypes(outputs: list[Entry], dtypes: dict[str, Any]) -> dict[tuple, Any]:
     """Dtypes without shapes: ``{(id(node), index): dtype}``, MXNet's same-type rule for most ops."""
     types: dict[tuple, Any] = {}

@@ -88,6 +88,7 @@ def test_a_mask_feeding_only_sums_needs_no_values_when_hybridized(mode):
         onp.testing.assert_allclose(onp.asarray(_jitted_call(net)), want, rtol=1e-5)
 
 
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype")  # a 32-bit user jit: JAX truncates int64
 @pytest.mark.parametrize("mode", MODES)
 def test_shape_array_ops_under_outer_jit(mode):
     net = _block(lambda y: np.zeros(npx.shape_array(y)) + y, mode)

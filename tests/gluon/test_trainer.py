@@ -114,7 +114,8 @@ def test_trainer_applies_every_optimizer_rule(hybridize, name, kwargs, ref):
             loss = (net(x) ** 2).sum()
         loss.backward()
         trainer.step(batch)
-        grads = _jax_grad([jnp.asarray(w) for w in ref_w], jnp.asarray(X, jnp.float64))
+        with jax.enable_x64(True):  # the oracle runs in float64 (mxjax leaves JAX's process default alone)
+            grads = _jax_grad([jnp.asarray(w) for w in ref_w], jnp.asarray(X, jnp.float64))
         for i, (p, g) in enumerate(zip(params, grads)):
             extra = {"name": str(i)} if ref is ref_lars else {}
             ref_w[i] = ref(k, ref_w[i], onp.asarray(g), ref_s[i], lr * LR_MULT[i], wd * WD_MULT[i], t0 + step,

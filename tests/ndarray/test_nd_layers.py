@@ -33,8 +33,9 @@ def _grad(op_name, data, label, head=None, **params):
     """d(sum(out * head))/d(data) through the op's compute (the custom VJP under test)."""
     compute = get_op(op_name).compute
     head = onp.ones_like(data) if head is None else head
-    return onp.asarray(jax.grad(lambda d: jnp.sum(compute(d, jnp.asarray(label), **params) * head))(
-        jnp.asarray(data)))
+    with jax.enable_x64(True):  # as mxjax runs every op (its int64 label indices)
+        return onp.asarray(jax.grad(lambda d: jnp.sum(compute(d, jnp.asarray(label), **params) * head))(
+            jnp.asarray(data)))
 
 
 # ----------------------------------------------------------------------------- SoftmaxOutput

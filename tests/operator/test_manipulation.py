@@ -225,6 +225,7 @@ def test_plain_helpers():
     assert not np.may_share_memory(a, np.zeros((2, 3)))
 
 
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype")  # a 32-bit user jit: JAX truncates
 def test_take_raise_clips_inside_a_trace():
     a, idx = np.array(onp.arange(4.0, dtype="float32")), np.array(IDX([1, 9, -1]))
     with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 4"):
