@@ -31,7 +31,7 @@ def _factory() -> Callable[[Any], NDArray]:
     """``make(host_array) -> NDArray`` of the class the current mode uses (MXNet 2 hands a custom
     op ``mx.np.ndarray`` when NumPy array semantics are on, the legacy NDArray otherwise)."""
     cls = np_class() if _config.is_np_array() else NDArray
-    return lambda value: cls._wrap(jnp.asarray(value))
+    return _config.with_x64(lambda value: cls._wrap(jnp.asarray(value)))
 
 
 HOST.factory = _factory
@@ -46,6 +46,7 @@ class _ImperativeCall(autograd.Function):
         self.make = HOST.maker()
         self.saved: tuple = ()
 
+    @_config.with_x64
     def forward(self, *inputs: NDArray) -> Any:
         sig, make, n = self.sig, self.make, len(self.sig.arguments)
         in_data = [make(x.to_jax()) for x in inputs[:n]]  # copies: writes to them never reach the caller
@@ -60,6 +61,7 @@ class _ImperativeCall(autograd.Function):
         outs = tuple(self.out_cls._wrap(o.to_jax().astype(d)) for o, d in zip(out_data, sig.out_dtypes))
         return outs if len(outs) > 1 else outs[0]
 
+    @_config.with_x64
     def backward(self, *out_grads: NDArray) -> tuple:
         sig, make = self.sig, self.make
         in_data, out_data, aux = self.saved
@@ -74,6 +76,7 @@ class _ImperativeCall(autograd.Function):
         return tuple(g.astype(d) if g.dtype != d else g for g, d in zip(in_grad, sig.in_dtypes)) + tuple(aux_grads)
 
 
+@_config.with_x64
 def Custom(*data: Any, op_type: str | None = None, name: str | None = None, attr: Any = None,  # noqa: N802
            **kwargs: Any) -> Any:
     """Run the custom operator registered as ``op_type`` (``mx.operator.register``) on ``data``.

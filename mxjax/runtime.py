@@ -14,7 +14,8 @@ this process can actually use, decided as follows:
 * ``LAPACK``: SciPy's LAPACK is importable (jaxlib's CPU linear algebra calls it).
 * ``OPENCV``: the ``cv2`` module is importable.
 * ``DIST_KVSTORE``: ``jax.distributed`` has been initialized (multi-process run).
-* ``INT64_TENSOR_SIZE``: JAX's 64-bit mode is on (mxjax turns it on at import).
+* ``INT64_TENSOR_SIZE``: always: mxjax's calls run with JAX's 64-bit types on (its own
+  thread-local scope), so shapes, indices and sizes are int64.
 * ``SIGNAL_HANDLER``: ``faulthandler`` is enabled (stack traces on fatal signals).
 * ``DEBUG``: JAX runs in a debugging mode (``jax_debug_nans``, ``jax_debug_infs`` or ``jax_disable_jit``).
 
@@ -101,7 +102,7 @@ def _detect() -> dict[str, bool]:
     enabled.update(CUDA=cuda, CUDNN=cuda, NCCL=cuda, TPU=_has_platform("tpu"), F16C="f16c" in flags,
                    LAPACK=_importable("scipy"), OPENCV=_importable("cv2"),
                    DIST_KVSTORE=_distributed(),
-                   INT64_TENSOR_SIZE=bool(jax.config.jax_enable_x64),
+                   INT64_TENSOR_SIZE=True,
                    SIGNAL_HANDLER=faulthandler.is_enabled(),
                    DEBUG=bool(jax.config.jax_debug_nans or jax.config.jax_debug_infs
                               or jax.config.jax_disable_jit))

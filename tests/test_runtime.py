@@ -3,6 +3,7 @@ import os
 import subprocess
 
 import jax
+import numpy as onp
 import pytest
 
 import mxjax as mx
@@ -41,7 +42,9 @@ def test_gpu_flags_follow_jax_devices():
 
 def test_honest_flags():
     features = Features()
-    assert features.is_enabled("INT64_TENSOR_SIZE") is bool(jax.config.jax_enable_x64) is True
+    assert features.is_enabled("INT64_TENSOR_SIZE") is True
+    big = mx.np.arange(3, dtype="int64") + (2**40)  # int64 arithmetic, not truncated to 32 bits
+    assert big.dtype == onp.int64 and int(big[2]) == 2**40 + 2
     for never in ("TENSORRT", "TVM_OP", "BLAS_MKL", "JEMALLOC", "ONEDNN"):
         assert not features.is_enabled(never)
     if os.path.exists("/proc/cpuinfo"):

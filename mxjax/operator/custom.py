@@ -264,6 +264,7 @@ class _HostOp:
         self.make = HOST.maker()  # fixed when traced: the callback may run on another thread
         self.op = sig.create_operator()
 
+    @_config.with_x64  # the callback's thread: the user's code sees 64-bit types as mxjax's calls do
     def forward(self, *inputs: Any) -> tuple:
         sig, make, n = self.sig, self.make, len(self.sig.arguments)
         in_data = [make(x) for x in inputs[:n]]
@@ -277,6 +278,7 @@ class _HostOp:
         return (tuple(onp.asarray(o, dtype=d) for o, d in zip(out_data, sig.out_dtypes))
                 + tuple(onp.asarray(a, dtype=d) for a, d in zip(aux, sig.aux_dtypes)))
 
+    @_config.with_x64
     def backward(self, diff: tuple, *arrays: Any) -> tuple:
         sig, make = self.sig, self.make
         n_in, n_out = len(sig.arguments) + len(sig.aux_names), len(sig.outputs)
