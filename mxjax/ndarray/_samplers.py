@@ -1,7 +1,7 @@
-"""``mx.random``: MXNet's common sampling API (``mx.random.uniform(low, high, shape, dtype, ctx)``).
+"""The samplers behind ``mx.nd.random`` (and so ``mx.random``, which MXNet 2.0 binds to it).
 
-The functions bind the same random ops as ``mx.np.random`` (one definition per
-distribution) with MXNet 1.x's argument names and rules:
+They bind the same random ops as ``mx.np.random`` (one definition per distribution)
+with MXNet 1.x's argument names and rules:
 
 * scalar parameters and no ``shape``: one sample of shape ``(1,)``;
 * array parameters (MXNet's ``_sample_*`` ops): ``shape`` more samples per
@@ -9,8 +9,7 @@ distribution) with MXNet 1.x's argument names and rules:
 * float32 output unless ``dtype`` says otherwise (also for ``poisson`` and the
   negative binomial, as in MXNet), int32 for ``randint``.
 
-Results are of the current mode's array class (``mx.np.ndarray`` under NumPy
-semantics, else ``mx.nd.NDArray``).  ``seed`` restarts the stream ``mx.np.random`` shares.
+``seed`` restarts the stream ``mx.np.random`` shares.
 """
 from __future__ import annotations
 
@@ -18,15 +17,15 @@ from typing import Any
 
 import numpy as onp
 
-from . import _config, _rng
-from .base import MXNetValueError
-from ._frontend import make_function, store_out
-from ._ndarray import NDArray, _default_class
-from .numpy.random import as_input, binds, require
+from .. import _config, _rng
+from ..base import MXNetValueError
+from .._frontend import make_function
+from .._ndarray import NDArray, _default_class
+from ..numpy.random import as_input, binds, require
 
 
 def _binding(op: str, name: str) -> Any:
-    return make_function(op, name=name, out_cls=_default_class, module="mxjax.random")
+    return make_function(op, name=name, out_cls=_default_class, module="mxjax.ndarray.random")
 
 
 _uniform = _binding("_npi_uniform", "uniform")
@@ -36,7 +35,6 @@ _poisson = _binding("_npi_poisson", "poisson")
 _exponential = _binding("_npi_exponential", "exponential")
 _gamma = _binding("_npi_gamma", "gamma")
 _negative_binomial = _binding("_npi_negative_binomial", "negative_binomial")
-_categorical = _binding("_npi_categorical", "multinomial")
 _shuffle = _binding("_npi_shuffle", "shuffle")
 
 
@@ -137,17 +135,6 @@ def negative_binomial(k: Any = 1, p: Any = 1, shape: Any = None, dtype: Any = No
     return _sample(_negative_binomial, [k, p], shape, _float(dtype), ctx, out, kwargs)
 
 
-@binds(_categorical)
-def multinomial(data: Any, shape: Any = None, get_prob: bool = False, out: Any = None, dtype: Any = "int32",
-                **kwargs: Any) -> Any:
-    """Class indices drawn from the probability rows of ``data`` (last axis): shape
-    ``data.shape[:-1] + shape``; with ``get_prob`` also the log-probabilities of the draws."""
-    kwargs.pop("name", None)
-    samples, logp = _categorical(as_input(data), shape=_shape(shape) or None, dtype=dtype, **kwargs)
-    result = (samples, logp) if get_prob else samples
-    return store_out(out, result, "multinomial") if out is not None else result
-
-
 @binds(_shuffle)
 def shuffle(data: Any, **kwargs: Any) -> Any:
     """A copy of ``data`` with its first axis randomly permuted."""
@@ -156,4 +143,4 @@ def shuffle(data: Any, **kwargs: Any) -> Any:
 
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "poisson", "exponential", "gamma",
-           "negative_binomial", "multinomial", "shuffle"]
+           "negative_binomial", "shuffle"]

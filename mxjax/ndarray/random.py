@@ -1,18 +1,17 @@
-"""``mx.nd.random``: ``mx.random``'s samplers, always returning the legacy ``NDArray``.
+"""``mx.nd.random`` (and ``mx.random``, the same functions in MXNet 2.0): samplers that
+return the legacy ``NDArray`` whatever the array mode, as MXNet's do.
 
-``mx.random`` gives arrays of the current mode's class; 1.x code calling
-``mx.nd.random.*`` expects ``NDArray`` whatever the mode, so results are rewrapped
-(no copy).
+The samplers give arrays of the current mode's class; results are rewrapped (no copy).
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import random as _random
 from .._ndarray import NDArray
 from ..base import MXNetTypeError, numeric_types
 from ..device import current_context
 from . import _random_ops
+from . import _samplers as _random
 from ._layers import as_legacy
 from ._maker import nd_function
 

@@ -12,7 +12,7 @@ power distribution, ``_npi_power`` being ``np.power``).  Distributions NumPy has
 MXNet 2 lacks follow the same pattern (``_npi_beta``, ``_npi_poisson``, ``_npi_binomial``,
 ``_npi_negative_binomial``, ``_npi_lognormal``,
 ``_npi_multivariate_normal``), as does ``_npi_categorical`` (legacy
-``mx.random.multinomial``: class indices drawn from rows of probabilities).
+``mx.random.categorical``: class indices drawn from rows of probabilities).
 """
 from __future__ import annotations
 

@@ -228,13 +228,14 @@ def test_mx_random_shapes_and_dtypes():
     assert nb.dtype == onp.float32 and abs(nb.asnumpy().mean() - 5) < 5 * math.sqrt(10 / N)
 
 
-def test_mx_random_class_follows_mode_and_default_dtype():
+def test_mx_random_is_nd_random_legacy_arrays_in_every_mode():
+    # MXNet 2.0.0b1: mx.random.uniform is mx.nd.random.uniform, an NDArray even under set_np
+    assert mxr.uniform is mx.nd.random.uniform and mxr.multinomial is mx.nd.random.multinomial
     from mxjax import _config
     with _config.np_array(False):
-        legacy = mxr.uniform(shape=(2,))
-    assert type(legacy) is NDArray
-    assert type(mxr.uniform(shape=(2,))) is mx.np.ndarray
-    previous = _config.set_np_default_dtype(True)  # npx.set_np(dtype=True): float64 default
+        assert type(mxr.uniform(shape=(2,))) is NDArray
+    assert type(mxr.uniform(shape=(2,))) is NDArray
+    previous = _config.set_np_default_dtype(True)  # npx.set_np(dtype=True): float64 default, as 2.0.0b1
     try:
         assert rnd.uniform(size=(2,)).dtype == onp.float64
         assert mxr.normal(shape=(2,)).dtype == onp.float64
@@ -253,17 +254,25 @@ def test_mx_random_array_parameters_add_sample_axes():
     assert y.shape == (3,)
 
 
-def test_mx_random_multinomial_and_shuffle():
+def test_mx_random_multinomial_counts_categorical_indices_and_shuffle():
     mxr.seed(13)
-    assert mxr.multinomial.op is mx.operator.get_op("_npi_categorical")
-    probs = mx.np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
-    idx = mxr.multinomial(probs)
+    # MXNet 2.0's mx.random.multinomial(n, p): counts of n draws per row, shape n.shape + shape + (k,)
+    counts = mxr.multinomial(mx.nd.array([5, 7]), mx.nd.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]]), shape=4)
+    c = counts.asnumpy()
+    assert c.shape == (2, 4, 3) and counts.dtype == onp.float32
+    onp.testing.assert_array_equal(c[0], [[0, 5, 0]] * 4)
+    onp.testing.assert_array_equal(c.sum(-1), [[5] * 4, [7] * 4])
+    assert (c[1, :, 1] == 0).all()
+    with pytest.raises(TypeError, match="multinomial: argument n must be an NDArray"):
+        mxr.multinomial(5, mx.nd.array([[1.0]]))
+    probs = mx.nd.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
+    idx = mxr.categorical(probs)
     assert idx.shape == (2,) and idx.dtype == onp.int32 and int(idx.asnumpy()[0]) == 1
-    idx, logp = mxr.multinomial(probs, shape=(1000,), get_prob=True)
+    idx, logp = mxr.categorical(probs, shape=(1000,), get_prob=True)
     assert idx.shape == logp.shape == (2, 1000)
     assert set(idx.asnumpy()[1].tolist()) == {0, 2}
     onp.testing.assert_allclose(logp.asnumpy()[1], math.log(0.5), rtol=1e-6)
-    data = mx.np.array(onp.arange(6.0))
+    data = mx.nd.array(onp.arange(6.0))
     shuffled = mxr.shuffle(data)
     onp.testing.assert_array_equal(data.asnumpy(), onp.arange(6.0))  # mx.random.shuffle copies
     assert sorted(shuffled.asnumpy().tolist()) == list(range(6))
