@@ -12,13 +12,14 @@ import numpy as onp
 
 __all__ = ["py_str", "c_str", "c_str_array", "c_array", "c_array_buf", "c_handle_array",
            "ctypes2buffer", "ctypes2numpy_shared", "mx_float", "mx_float_p", "mx_real_t",
-           "mx_int", "mx_uint", "mx_int64", "MXCallbackList"]
+           "mx_int", "mx_uint", "mx_int64", "c_int_p", "MXCallbackList"]
 
 mx_int = ctypes.c_int
 mx_uint = ctypes.c_uint
 mx_int64 = ctypes.c_int64
 mx_float = ctypes.c_float
 mx_float_p = ctypes.POINTER(mx_float)
+c_int_p = ctypes.POINTER(ctypes.c_int)  # mx.operator.c_int_p (an ``int *``)
 mx_real_t = onp.float32
 
 

@@ -35,6 +35,7 @@ import threading
 from typing import Callable, Iterable, Iterator
 
 from ._core import Engine, EngineError, Operator, Var
+from ..base import check_call  # noqa: F401  (MXNet's engine module carries it)
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
 
