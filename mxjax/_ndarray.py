@@ -269,11 +269,22 @@ class _AutogradLink:
     """NDArray's autograd methods call these; ``mxjax.autograd`` (a higher layer) fills them in."""
 
     attach_grad: Any = None
+    drop_grad: Any = None
     grad_of: Any = None
     backward: Any = None
 
 
 _autograd_link = _AutogradLink()
+
+
+def _slices(name: str, array: "NDArray", begin: Any, end: Any, step: Any) -> tuple:
+    """The index ``begin:end:step`` per axis (step may be shorter, or empty): ``slice_assign``'s."""
+    begin, end, step = tuple(begin), tuple(end), tuple(step or ())
+    if len(begin) != len(end) or len(step) > len(begin) or len(begin) > array.ndim:
+        raise MXNetValueError(f"{name}: begin {begin}, end {end} and step {step} must have equal lengths "
+                              f"(step may be empty) of at most ndim={array.ndim} (array shape {array.shape})")
+    step = step + (None,) * (len(begin) - len(step))
+    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
 
 
 def register_fluent_methods(methods: dict[str, Any]) -> None:
@@ -508,6 +519,30 @@ class NDArray:
     def to_dlpack_for_read(self) -> Any:
         return self.__dlpack__()
 
+    def to_dlpack_for_write(self) -> Any:
+        """A DLPack capsule of this array's buffer after pending writes.  XLA buffers are immutable, so
+        a consumer writing through it is not seen by this array (as ``npx.to_dlpack_for_write``)."""
+        self.wait_to_read()
+        return self.to_jax().__dlpack__()
+
+    @property
+    def writable(self) -> bool:
+        """Whether in-place writes are allowed: always True (mxjax has no read-only arrays; a write
+        replaces the buffer, so a DLPack export made earlier keeps the old values)."""
+        return True
+
+    def slice_assign(self, rhs: Any, begin: Any, end: Any, step: Any) -> "NDArray":
+        """Assign ``rhs`` to the slice ``begin:end:step`` (per axis; None entries mean the default)
+        in place, and return this array."""
+        self[_slices("slice_assign", self, begin, end, step)] = rhs
+        return self
+
+    def slice_assign_scalar(self, value: Any, begin: Any, end: Any, step: Any) -> "NDArray":
+        """Assign the scalar ``value`` (cast to this array's dtype) to the slice ``begin:end:step`` in
+        place, and return this array."""
+        self[_slices("slice_assign_scalar", self, begin, end, step)] = value
+        return self
+
     # -- conversion and copies ---------------------------------------------------------------
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
         dtype = normalize_dtype(dtype)
@@ -521,8 +556,8 @@ class NDArray:
     @_config.with_x64
     def copyto(self, other: "NDArray | Device") -> "NDArray":
         """Copy into ``other`` (an NDArray of the same shape: written in place) or onto a device."""
-        if isinstance(other, Device):
-            return type(self)._wrap(jax.device_put(self.to_jax(), other.jax_device))
+        if isinstance(other, Device):  # a copy even on the same device: updates donate their buffers
+            return type(self)._wrap(jax.device_put(self.to_jax(), other.jax_device, may_alias=False))
         if not isinstance(other, NDArray):
             raise MXNetTypeError(f"copyto: expected an NDArray or a Device, got {type(other).__name__}")
         if other is self:
@@ -787,6 +822,11 @@ class NDArray:
     def attach_grad(self, grad_req: str = "write", stype: Any = None) -> None:
         """Mark this array as a variable: ``backward`` writes its gradient into ``.grad``."""
         _autograd_link.attach_grad(self, grad_req, stype)
+
+    def drop_grad(self) -> None:
+        """Forget the gradient buffer of an array marked by ``attach_grad``: ``grad`` is None again
+        and the array is no longer a variable of later ``backward`` calls."""
+        _autograd_link.drop_grad(self)
 
     @property
     def grad(self) -> "NDArray | None":

@@ -25,12 +25,17 @@ from ._ndarray import NDArray, waitall
 from ._test_utils_checks import *  # noqa: F401,F403  (comparisons and symbol checks)
 from ._test_utils_checks import __all__ as _checks_all
 from ._test_utils_checks import assert_almost_equal, same
+from ._test_utils_runs import check_speed, compare_optimizer, compare_optimizer_noise_seeded  # noqa: F401
+from .device import current_device  # noqa: F401  (MXNet's test_utils has these names)
+from .symbol import Symbol  # noqa: F401
+from .symbol import numpy as np_symbol  # noqa: F401
 from .base import MXNetError, MXNetValueError
 from .runtime import Features  # noqa: F401  (MXNet's test_utils has these names: from mx.runtime / mx.util)
 from .util import (get_cuda_compute_capability, get_max_supported_compute_capability, get_rtc_compile_opts,
                    getenv, setenv, use_np, use_np_default_dtype)  # noqa: F401
 
 __all__ = list(_checks_all) + [
+    "check_speed", "compare_optimizer", "compare_optimizer_noise_seeded",
     "default_device", "set_default_device", "default_dtype", "random_arrays", "random_uniform_arrays",
     "random_sample", "rand_ndarray", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_coord_2d",
     "np_reduce", "collapse_sum_like", "create_vector", "create_2d_tensor", "create_2d_np_tensor", "assign_each",

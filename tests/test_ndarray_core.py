@@ -238,3 +238,13 @@ def test_legacy_reshape_codes():
     assert np_x.reshape(6, -1).shape == (6, 4)
     with pytest.raises(ValueError, match="cannot reshape"):
         np_x.reshape(5, -1)
+
+
+def test_copyto_a_device_copies_even_on_the_same_device():
+    # an optimizer update donates its weight buffers: a copy sharing them would be deleted with them
+    a = mx.nd.ones((3,))
+    b = a.copyto(mx.cpu())
+    opt = mx.optimizer.SGD(learning_rate=1.0)
+    opt.update([0], [a], [mx.nd.ones((3,))], [opt.create_state(0, a)])
+    onp.testing.assert_array_equal(b.asnumpy(), onp.ones(3))
+    onp.testing.assert_array_equal(a.asnumpy(), onp.zeros(3))

@@ -365,3 +365,33 @@ def test_check_gluon_hybridize_consistency():
     tu.check_gluon_hybridize_consistency(builder, [x])
     with pytest.raises(AssertionError):
         tu.check_gluon_hybridize_consistency(builder, [x], numpy_func=lambda v: np.zeros((2, 4)) + 1)
+
+
+def test_check_speed_times_forward_and_backward():
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    y = mx.sym.FullyConnected(x, w, num_hidden=4, no_bias=True)
+    assert 0 < tu.check_speed(y, x=(8, 16), w=(4, 16), N=2) < 60
+    location = {"x": np.ones((8, 16)), "w": np.ones((4, 16))}
+    assert 0 < tu.check_speed(y, location=location, typ="forward", N=2) < 60
+    with pytest.raises(ValueError, match='typ can only be "whole" or "forward"'):
+        tu.check_speed(y, location=location, typ="backward")
+
+
+def test_compare_optimizer_passes_for_equal_rules_and_fails_for_different():
+    tu.compare_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
+                         mx.optimizer.SGD(learning_rate=0.1, momentum=0.9), [(3, 4), (5,)], "float32")
+    with pytest.raises(AssertionError):
+        tu.compare_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
+                             mx.optimizer.SGD(learning_rate=0.2, momentum=0.9), [(3, 4)], "float32")
+    # SGLD adds noise: equal only when both draw it from the same seed
+    tu.compare_optimizer_noise_seeded(mx.optimizer.SGLD(learning_rate=0.1), mx.optimizer.SGLD(learning_rate=0.1),
+                                      [(30, 4)], "float32", noise_seed=3)
+    with pytest.raises(AssertionError):
+        tu.compare_optimizer(mx.optimizer.SGLD(learning_rate=0.1), mx.optimizer.SGLD(learning_rate=0.1),
+                             [(30, 4)], "float32")
+    with pytest.raises(ValueError, match="storage type 'row_sparse' is not supported"):
+        tu.compare_optimizer(mx.optimizer.SGD(), mx.optimizer.SGD(), [(2,)], "float32", w_stype="row_sparse")
+
+
+def test_reexported_names_are_mxnets():
+    assert tu.Symbol is mx.sym.Symbol and tu.np_symbol is mx.sym.np and tu.current_device is mx.device.current_device

@@ -35,7 +35,7 @@ col2im = nd_function("col2im")
 moments = nd_function("moments")
 khatri_rao = nd_function("khatri_rao")
 fill_element_0index = nd_function("fill_element_0index")
-batch_take = nd_function("pick", name="batch_take", defaults={"axis": 1}, rename={"a": "data", "indices": "index"})
+batch_take = nd_function("batch_take", name="batch_take")
 masked_softmax = nd_function("masked_softmax")
 masked_log_softmax = nd_function("masked_log_softmax")
 cumsum = nd_function("cumsum")
@@ -59,7 +59,7 @@ def cast_storage(data: NDArray, stype: str = "default", out: NDArray | None = No
     """Storage-type conversion: only 'default' (dense) exists, so this copies ``data``."""
     if stype != "default":
         raise sparse_error("cast_storage", stype)
-    result = invoke(get_op("copy"), (data,), None, NDArray)
+    result = invoke(get_op("cast_storage"), (data,), {"stype": stype}, NDArray)
     return store_out(out, result, "cast_storage") if out is not None else result
 
 
@@ -120,7 +120,7 @@ def load_frombuffer(buf: bytes) -> Any:
     return load_arrays(io.BytesIO(bytes(buf)), NDArray, np_cls=_np_ndarray)
 
 
-cast_storage.op = get_op("copy")  # type: ignore[attr-defined]
+cast_storage.op = get_op("cast_storage")  # type: ignore[attr-defined]
 histogram.op = get_op("histogram")  # type: ignore[attr-defined]
 linspace.op = get_op("linspace")  # type: ignore[attr-defined]
 split_v2.op = get_op("_split_v2")  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..base import MXNetValueError
-from . import _functions, _legacy, _shared
+from . import _extra, _functions, _legacy, _shared
 
 
 def tostype(self: Any, stype: str) -> Any:
@@ -101,6 +101,7 @@ FLUENT_METHODS: dict[str, Callable[..., Any]] = {
     "broadcast_like": _legacy.broadcast_like,
     "reshape_like": _legacy.reshape_like,
     "split": _functions.split,
+    "split_v2": _extra.split_v2,
     "take": _functions.take,
     "tostype": tostype,
 }

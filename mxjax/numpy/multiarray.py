@@ -10,7 +10,6 @@ from typing import Any
 import numpy as onp
 
 from .._ndarray import NDArray, _binary, _inplace, invoke, register_pytree, set_np_class
-from .._tape import Leaf
 from ..base import MXNetValueError
 from ..operator import get_op
 from . import _elemwise, _manipulation, _reduction, _sorting
@@ -58,36 +57,6 @@ class ndarray(NDArray):
         if self.ndim < 2:
             raise MXNetValueError(f"mT: expected an array with ndim >= 2, got shape {self.shape}")
         return _manipulation.swapaxes(self, -1, -2)
-
-    @property
-    def writable(self) -> bool:
-        """Whether in-place writes are allowed: always True (mxjax has no read-only arrays; a write
-        replaces the buffer, so a DLPack export made earlier keeps the old values)."""
-        return True
-
-    def drop_grad(self) -> None:
-        """Forget the gradient buffer of an array marked by ``attach_grad``: ``grad`` is None again
-        and the array is no longer a variable of later ``backward`` calls."""
-        if isinstance(self._ag, Leaf):
-            self._ag = None
-
-    def to_dlpack_for_write(self) -> Any:
-        """A DLPack capsule of this array's buffer after pending writes.  XLA buffers are immutable, so
-        a consumer writing through it is not seen by this array (as ``npx.to_dlpack_for_write``)."""
-        self.wait_to_read()
-        return self.to_jax().__dlpack__()
-
-    def slice_assign(self, rhs: Any, begin: Any, end: Any, step: Any) -> "ndarray":
-        """Assign ``rhs`` to the slice ``begin:end:step`` (per axis; None entries mean the default)
-        in place, and return this array."""
-        self[_slices("slice_assign", self, begin, end, step)] = rhs
-        return self
-
-    def slice_assign_scalar(self, value: Any, begin: Any, end: Any, step: Any) -> "ndarray":
-        """Assign the scalar ``value`` (cast to this array's dtype) to the slice ``begin:end:step`` in
-        place, and return this array."""
-        self[_slices("slice_assign_scalar", self, begin, end, step)] = value
-        return self
 
     # NumPy arithmetic with MXNet 2.0's promotion (the legacy class uses the broadcast_* ops)
     __add__ = _binary("add")
@@ -153,16 +122,6 @@ class ndarray(NDArray):
     sort = _sorting.sort  # MXNet returns a sorted copy (NumPy sorts in place)
     argsort = _sorting.argsort
     nonzero = _sorting.nonzero
-
-
-def _slices(name: str, array: NDArray, begin: Any, end: Any, step: Any) -> tuple:
-    """The index ``begin:end:step`` per axis (step may be shorter, or empty)."""
-    begin, end, step = tuple(begin), tuple(end), tuple(step or ())
-    if len(begin) != len(end) or len(step) > len(begin) or len(begin) > array.ndim:
-        raise MXNetValueError(f"{name}: begin {begin}, end {end} and step {step} must have equal lengths "
-                              f"(step may be empty) of at most ndim={array.ndim} (array shape {array.shape})")
-    step = step + (None,) * (len(begin) - len(step))
-    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
 
 
 set_np_class(ndarray)

@@ -63,6 +63,26 @@ def _im2col(data, kernel, stride, dilate, pad):
     return patches.reshape(patches.shape[0], patches.shape[1], -1)
 
 
+@defop("batch_take")
+def batch_take(a, indices):
+    """``a[i, indices[i]]`` for each row of 2-D ``a``, indices clipped into the row (MXNet's
+    deprecated form of ``pick(a, indices, axis=1, mode='clip')``)."""
+    if jnp.ndim(a) != 2 or jnp.shape(indices) != jnp.shape(a)[:1]:
+        raise MXNetValueError(f"batch_take: expected 2-D a and one index per row, got a of shape {jnp.shape(a)} "
+                              f"and indices of shape {jnp.shape(indices)}")
+    idx = jnp.clip(indices.astype(jnp.int64), 0, jnp.shape(a)[1] - 1)
+    return jnp.take_along_axis(a, idx[:, None], axis=1)[:, 0]
+
+
+@defop("cast_storage")
+def cast_storage(data, *, stype: str = "default"):
+    """Storage-type conversion: only 'default' (dense) storage exists, so this is a copy."""
+    if stype != "default":
+        raise MXNetValueError(f"cast_storage: storage type {stype!r} is not supported; mxjax arrays are dense "
+                              "only (stype='default'), as are MXNet 2.0's NumPy-style arrays")
+    return jnp.array(data, copy=True)
+
+
 @defop("im2col")
 def im2col(data, *, kernel: shape = (), stride: shape = (), dilate: shape = (), pad: shape = ()):
     """Sliding windows of ``data`` (N, C, *spatial) as columns: (N, C * prod(kernel), output positions)."""

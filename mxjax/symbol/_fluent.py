@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from ..base import NotImplementedForSymbol
 from ..ndarray._fluent import FLUENT_METHODS
+from ._split import split_v2_method
 from . import op as _op
 from .symbol import Symbol
 
@@ -53,7 +54,7 @@ def _value_method(name: str) -> Callable[..., Any]:
     return method
 
 
-_SPECIAL = {"flatten": _flatten, "expand_dims": _expand_dims, "diag": _diag}
+_SPECIAL = {"flatten": _flatten, "expand_dims": _expand_dims, "diag": _diag, "split_v2": split_v2_method}
 _VALUE_METHODS = ("asnumpy", "asscalar", "wait_to_read", "backward", "detach", "as_in_context", "copy")
 
 

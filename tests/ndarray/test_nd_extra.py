@@ -1,5 +1,7 @@
 """mx.nd's 1.x helpers (histogram, linspace, split_v2, batch_take, ...) against NumPy, and the
 submodules nd.numpy / nd.npx / nd.ndarray / nd.op / nd.utils / nd.sparse."""
+import json
+
 import numpy as onp
 import pytest
 
@@ -90,6 +92,8 @@ def test_submodules():
     assert nd.numpy.random is mx.np.random and nd.npx.index_add is mx.npx.index_add
     assert nd.op.ROIPooling is nd.ROIPooling and nd.op.sum is nd.sum
     assert nd.utils.zeros((2,)).shape == (2,) and nd.utils.load is nd.load
+    assert nd.gen_op is nd.op and nd.gen_contrib is nd.contrib and nd.gen_linalg is nd.linalg
+    assert nd.gen_sparse is nd.sparse and nd.gen_image is nd.image
 
 
 def test_sparse_constructors_raise_with_the_dense_replacement():
@@ -100,3 +104,39 @@ def test_sparse_constructors_raise_with_the_dense_replacement():
     assert nd.sparse.zeros("default", (2, 3)).shape == (2, 3)
     with pytest.raises(mx.base.MXNetError, match="zeros: .*'csr'"):
         nd.sparse.zeros("csr", (2, 3))
+
+
+def test_legacy_ndarray_methods_slice_assign_split_v2_drop_grad():
+    # MXNet 2.0's mx.nd.NDArray has them too (the docstring example of slice_assign)
+    x = nd.ones((2, 2, 2))
+    y = x.slice_assign(nd.zeros((1, 1, 2)), (0, 0, None), (1, 1, None), (None, None, None))
+    want = onp.ones((2, 2, 2), onp.float32)
+    want[0, 0] = 0
+    assert y is x and isinstance(y, nd.NDArray) and x.writable
+    onp.testing.assert_array_equal(x.asnumpy(), want)
+    x.slice_assign_scalar(5, (1,), (2,), ())
+    want[1] = 5
+    onp.testing.assert_array_equal(x.asnumpy(), want)
+    parts = nd.array(onp.arange(12.0).reshape(3, 4)).split_v2((1, 3), axis=1)
+    onp.testing.assert_array_equal(parts[1].asnumpy(), onp.arange(12.0).reshape(3, 4)[:, 1:3])
+    x.attach_grad()
+    with mx.autograd.record():
+        (x * 3).sum().backward()
+    onp.testing.assert_array_equal(x.grad.asnumpy(), onp.full((2, 2, 2), 3.0))
+    x.drop_grad()
+    assert x.grad is None
+    assert type(x.to_dlpack_for_write()).__name__ == "PyCapsule"
+
+
+def test_batch_take_clips_like_mxnet_and_is_a_symbol_op():
+    # MXNet 2.0.0b1: batch_take([[1,2],[3,4],[5,6]], [0,1,5]) = [1,4,6]; [-1,1,0] -> [1,4,5] (clipped)
+    a = nd.array([[1, 2], [3, 4], [5, 6]])
+    onp.testing.assert_array_equal(nd.batch_take(a, nd.array([0, 1, 5], dtype="int32")).asnumpy(), [1, 4, 6])
+    onp.testing.assert_array_equal(nd.batch_take(a, nd.array([-1, 1, 0], dtype="int32")).asnumpy(), [1, 4, 5])
+    with pytest.raises(ValueError, match=r"batch_take: expected 2-D a and one index per row.*\(2, 3, 4\)"):
+        nd.batch_take(nd.ones((2, 3, 4)), nd.array([0, 1], dtype="int32"))
+    s = mx.sym.batch_take(mx.sym.var("a"), mx.sym.var("i"))
+    assert json.loads(s.tojson())["nodes"][-1]["op"] == "batch_take"
+    onp.testing.assert_array_equal(s.eval(a=a, i=nd.array([1, 0, 1], dtype="int32"))[0].asnumpy(), [2, 3, 6])
+    c = mx.sym.cast_storage(mx.sym.var("a"), stype="default")
+    onp.testing.assert_array_equal(c.eval(a=a)[0].asnumpy(), a.asnumpy())
