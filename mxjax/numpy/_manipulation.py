@@ -117,28 +117,19 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     return list(invoke(get_op("array_split"), [ary], params, np_class()))
 
 
-@_binds("split")
-def hsplit(ary: Any, indices_or_sections: Any) -> list:
-    """Split horizontally (along the second axis; the first for 1-D arrays)."""
-    if _ndim(ary) == 0:
-        raise MXNetValueError("hsplit only works on arrays of 1 or more dimensions")
-    return split(ary, indices_or_sections, 1 if _ndim(ary) > 1 else 0)
+def _directional(op: str, doc: str) -> Any:
+    @_binds(op)
+    def split_along(ary: Any, indices_or_sections: Any) -> list:
+        params = {"indices_or_sections": _sections(indices_or_sections)}
+        return list(invoke(get_op(op), [ary], params, np_class()))
+    split_along.__name__ = split_along.__qualname__ = op
+    split_along.__doc__ = doc
+    return split_along
 
 
-@_binds("split")
-def vsplit(ary: Any, indices_or_sections: Any) -> list:
-    """Split vertically (along the first axis); needs at least 2 dimensions."""
-    if _ndim(ary) < 2:
-        raise MXNetValueError(f"vsplit only works on arrays of 2 or more dimensions, got shape {_shape_of(ary)}")
-    return split(ary, indices_or_sections, 0)
-
-
-@_binds("split")
-def dsplit(ary: Any, indices_or_sections: Any) -> list:
-    """Split depth-wise (along the third axis); needs at least 3 dimensions."""
-    if _ndim(ary) < 3:
-        raise MXNetValueError(f"dsplit only works on arrays of 3 or more dimensions, got shape {_shape_of(ary)}")
-    return split(ary, indices_or_sections, 2)
+hsplit = _directional("hsplit", "Split horizontally (along the second axis; the first for 1-D arrays).")
+vsplit = _directional("vsplit", "Split vertically (along the first axis); needs at least 2 dimensions.")
+dsplit = _directional("dsplit", "Split depth-wise (along the third axis); needs at least 3 dimensions.")
 
 
 # ----------------------------------------------------------------------------- atleast_nd

@@ -14,6 +14,7 @@ import numpy as onp
 from .. import _rng
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
 from .._ndarray import NDArray
+from .._util_wrappers import wrap_ctx_to_device_func  # noqa: F401  (MXNet 2.0 exports it here too)
 from ._creation import array
 from ._maker import np_function
 
@@ -195,6 +196,14 @@ def chisquare(df: Any, size: Any = None, dtype: Any = None, device: Any = None, 
     return _draw(_gamma, half, 2.0, size=size, dtype=dtype, device=device, out=out, **kwargs)
 
 
+@binds(_gamma)
+def f(dfnum: Any, dfden: Any, size: Any = None, device: Any = None) -> Any:
+    """Samples from the F distribution: ``(chisquare(dfnum) / dfnum) / (chisquare(dfden) / dfden)``."""
+    _positive("f", dfnum=dfnum, dfden=dfden)
+    num = chisquare(dfnum, size=size, device=device) / as_input(dfnum)
+    return num / (chisquare(dfden, size=size, device=device) / as_input(dfden))
+
+
 @binds(_exponential)
 def exponential(scale: Any = 1.0, size: Any = None, dtype: Any = None, device: Any = None, out: Any = None,
                 **kwargs: Any) -> Any:
@@ -249,8 +258,10 @@ def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: str 
     if check_valid not in ("warn", "raise", "ignore"):
         raise MXNetValueError(f"multivariate_normal: check_valid must be 'warn', 'raise' or 'ignore', "
                               f"got {check_valid!r}")
-    # NumPy's test of positive semi-definiteness; on device arrays only when asked to raise (it syncs)
-    if check_valid != "ignore" and (check_valid == "raise" or not isinstance(cov, NDArray)):
+    # NumPy's test of positive semi-definiteness: of host data; of device arrays only when asked to
+    # raise (it syncs); never of a Symbol (no values yet)
+    host = isinstance(cov, (list, tuple, onp.ndarray))
+    if check_valid != "ignore" and (host or (check_valid == "raise" and isinstance(cov, NDArray))):
         c = cov.asnumpy() if isinstance(cov, NDArray) else onp.asarray(cov, dtype=onp.float64)
         if c.ndim == 2 and c.shape[0] == c.shape[1]:
             _, s, vh = onp.linalg.svd(c)
@@ -369,7 +380,7 @@ def permutation(x: Any) -> Any:
 
 
 __all__ = ["seed", "uniform", "normal", "standard_normal", "rand", "randn", "random", "random_sample",
-           "lognormal", "laplace", "gumbel", "logistic", "gamma", "standard_gamma", "beta", "chisquare",
+           "lognormal", "laplace", "gumbel", "logistic", "gamma", "standard_gamma", "beta", "chisquare", "f",
            "exponential", "standard_exponential", "rayleigh", "weibull", "pareto", "power",
            "multivariate_normal", "randint", "poisson", "binomial", "negative_binomial", "multinomial",
            "choice", "shuffle", "permutation"]

@@ -212,6 +212,32 @@ def array_split(ary, *, indices_or_sections: axis, axis: int = 0):
     return tuple(jnp.array_split(ary, _split_points("array_split", indices_or_sections), axis))
 
 
+def _directional_split(op: str, ary, indices_or_sections, min_ndim: int, axis: int):
+    if jnp.ndim(ary) < min_ndim:
+        raise MXNetValueError(f"{op} only works on arrays of {min_ndim} or more dimensions, "
+                              f"got shape {jnp.shape(ary)}")
+    return tuple(jnp.split(ary, _split_points(op, indices_or_sections), axis))
+
+
+@defop("_npi_hsplit", aliases=("hsplit",), num_outputs=_split_count)
+def hsplit(ary, *, indices_or_sections: axis):
+    """``split`` along the second axis (the first for 1-D arrays); the axis follows the input's rank,
+    so a Symbol graph can hold it before shapes are known."""
+    return _directional_split("hsplit", ary, indices_or_sections, 1, 1 if jnp.ndim(ary) > 1 else 0)
+
+
+@defop("_npi_vsplit", aliases=("vsplit",), num_outputs=_split_count)
+def vsplit(ary, *, indices_or_sections: axis):
+    """``split`` along the first axis of an array of 2 or more dimensions."""
+    return _directional_split("vsplit", ary, indices_or_sections, 2, 0)
+
+
+@defop("_npi_dsplit", aliases=("dsplit",), num_outputs=_split_count)
+def dsplit(ary, *, indices_or_sections: axis):
+    """``split`` along the third axis of an array of 3 or more dimensions."""
+    return _directional_split("dsplit", ary, indices_or_sections, 3, 2)
+
+
 # ----------------------------------------------------------------------------- repeating
 
 @defop("tile", aliases=("_npi_tile",))

@@ -11,8 +11,8 @@ Op names are MXNet 2's symbol-JSON names (``_npi_uniform``...; ``_npi_powerd`` i
 power distribution, ``_npi_power`` being ``np.power``).  Distributions NumPy has and
 MXNet 2 lacks follow the same pattern (``_npi_beta``, ``_npi_poisson``, ``_npi_binomial``,
 ``_npi_negative_binomial``, ``_npi_lognormal``,
-``_npi_multivariate_normal``), as does ``_npi_categorical`` (legacy
-``mx.random.categorical``: class indices drawn from rows of probabilities).
+``_npi_multivariate_normal``), as does ``_npi_categorical`` (class indices drawn from rows of
+probabilities, with their log-probabilities; ``_sample_categorical`` is built on it).
 """
 from __future__ import annotations
 

@@ -45,13 +45,15 @@ class PrefixedNamespace:
 
     def __init__(self, prefix: str, module: str, keywords: dict[str, str] | None = None,
                  fronts: dict[str, Callable[..., Any]] | None = None, legacy: bool = True,
-                 legacy_ops: dict[str, str] | None = None) -> None:
+                 legacy_ops: dict[str, str] | None = None, variables: bool = True) -> None:
         """prefix: '' for a namespace of ``fronts`` only.  fronts: imperative front ends (made by
         ``make_function``) whose signatures this namespace shares, by short name; they take precedence
         over binding the op afresh.  legacy: 1.x semantics for Python scalars (``_mul_scalar``) rather
         than NumPy's (``_npi_multiply_scalar``).  legacy_ops: short name -> the op name written for it,
-        for ops filed here under another name (``npx.cast`` writes ``Cast``); present once registered."""
+        for ops filed here under another name (``npx.cast`` writes ``Cast``); present once registered.
+        variables: make variables for op inputs a call leaves out (see ``symbol_function``)."""
         self.prefix, self.module, self.keywords, self.legacy = prefix, module, keywords, legacy
+        self.variables = variables
         self._fronts = dict(fronts or {})
         self._written = dict(legacy_ops or {})
         self._cache: dict[str, Any] = {}
@@ -80,7 +82,7 @@ class PrefixedNamespace:
         front = self._fronts.get(short) or make_function(
             op, name=written or json_name(op), out_cls=Symbol, legacy=True, sequence_input=False,
             module=self.module, keywords=self.keywords)
-        build = symbol_function(front, legacy=self.legacy, write_as=written)
+        build = symbol_function(front, legacy=self.legacy, write_as=written, variables=self.variables)
 
         def function(*args: Any, name: str | None = None, **kwargs: Any) -> Any:
             return build(*args, name=name or auto_name(short), **kwargs)

@@ -481,11 +481,14 @@ def building(name: str | None = None, attr: dict | None = None, legacy: bool = T
         reset_handler(token)
 
 
-def symbol_function(front: Callable, legacy: bool = True, write_as: str | None = None) -> Callable:
+def symbol_function(front: Callable, legacy: bool = True, write_as: str | None = None,
+                    variables: bool = True) -> Callable:
     """The symbolic twin of an imperative front-end function (same arguments, plus ``name``/``attr``).
 
     write_as: the op name the nodes are written with, where it is not the one ``legacy`` implies
-    (``npx.cast`` writes ``Cast`` with NumPy scalar semantics)."""
+    (``npx.cast`` writes ``Cast`` with NumPy scalar semantics).  variables: make a variable for each
+    op input the caller left out, as MXNet's symbol API does (off for fronts whose arguments are not
+    the op's inputs, such as ``np.random.chisquare(df)`` over the gamma op)."""
     op: OpDef = front.op
     positional = list(getattr(front, "positional", ()))
     renames = getattr(front, "keywords", {})
@@ -495,7 +498,7 @@ def symbol_function(front: Callable, legacy: bool = True, write_as: str | None =
             front.__name__ == op.name or front.__name__ in op.aliases) else json_name(op))
         name = name or auto_name(name_hint(written))
         made = []
-        if not op.variadic:
+        if variables and not op.variadic:
             given = set(positional[:len(args)]) | {renames.get(k, k) for k in kwargs}
             for slot, input_name in enumerate(op.inputs):
                 if input_name in given or input_name == "key":

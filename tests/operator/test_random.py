@@ -44,6 +44,8 @@ STATS = [
     (rnd.poisson, (4.0,), {}, "int64", 4.0, 4.0),
     (rnd.binomial, (10, 0.3), {}, "int64", 3.0, 2.1),
     (rnd.negative_binomial, (5, 0.5), {}, "int64", 5.0, 10.0),
+    # F(3, 20): mean d2/(d2-2), variance 2 d2^2 (d1+d2-2) / (d1 (d2-2)^2 (d2-4))
+    (rnd.f, (3.0, 20.0), {}, "float32", 20 / 18, 2 * 400 * 21 / (3 * 324 * 16)),
 ]
 
 
@@ -293,6 +295,9 @@ def test_bernoulli_and_batched_samplers():
     onp.testing.assert_array_equal(by_logit, [0.0, 1.0])
     with pytest.raises(ValueError, match="bernoulli: give exactly one of prob and logit"):
         bern(size=(2,))
+    idx, logp = _npx("_npi_categorical")(onp.array([[0.0, 1.0], [0.5, 0.5]]), shape=(200,))
+    assert idx.shape == logp.shape == (2, 200) and (idx.asnumpy()[0] == 1).all()
+    onp.testing.assert_allclose(logp.asnumpy()[1], math.log(0.5), rtol=1e-6)
     un = _npx("_npi_uniform_n")(onp.zeros(3), onp.ones(3), size=(4,))
     assert un.shape == (4, 3)
     nn = _npx("_npi_normal_n")(onp.zeros((2, 1)), 1.0, size=(5,))
