@@ -18,12 +18,19 @@ from . import initializer, lr_scheduler, name, optimizer, random
 from . import initializer as init
 from . import random as rnd
 from . import profiler
+from . import kvstore
+from . import kvstore as kv
+from .kvstore import kvstore_server
 from . import symbol
 from . import symbol as sym
 from . import gluon
 from . import visualization as viz
 from . import test_utils
 from . import model, callback
+from . import _legacy_python_host  # noqa: F401  (mx.operator's NDArray and NumpyOp/NDArrayOp symbols)
+from . import dlpack, executor, libinfo, ndarray_doc, symbol_doc
+from . import numpy_dispatch_protocol, numpy_op_signature, numpy_op_fallback
+from .symbol import numpy as np_symbol
 
 context = device  # the 1.x module name: mx.context.Context, mx.context.current_context()
 
@@ -59,4 +66,6 @@ __all__ = [
     "AttrScope", "attribute", "callback", "error", "log", "model", "registry", "runtime", "util",
     "is_np_array", "is_np_default_dtype", "is_np_shape", "np_array", "np_default_dtype", "np_shape",
     "set_np_shape", "use_np", "use_np_array", "use_np_default_dtype", "use_np_shape",
+    "dlpack", "executor", "libinfo", "ndarray_doc", "symbol_doc", "numpy_dispatch_protocol", "numpy_op_signature",
+    "numpy_op_fallback", "np_symbol",
 ]

@@ -24,6 +24,8 @@ import jax.numpy as jnp
 from . import _config, _ir, _tape
 from ._tape import Leaf as _Leaf, Node as _Node, differentiable as _differentiable
 from .base import MXNetError
+from .base import MXCallbackList, c_array, c_array_buf, c_handle_array, check_call, string_types  # noqa: F401
+from ._config import is_np_array  # noqa: F401  (mx.base names MXNet's autograd carries)
 from ._ndarray import NDArray, _autograd_link, current_handler, invoke_eager, reset_handler, set_handler
 from .operator import OpDef
 from .operator.naming import json_name
@@ -140,6 +142,11 @@ _BOUND: dict = {}  # (op, parameters) -> op.compute with the parameters bound
 
 
 # ----------------------------------------------------------------------------- variables
+
+def _drop_grad(array: NDArray) -> None:
+    if isinstance(array._ag, _Leaf):
+        array._ag = None
+
 
 @_config.with_x64
 def _attach_grad(array: NDArray, grad_req: str = "write", stype: Any = None) -> None:
@@ -498,5 +505,13 @@ class Function:
 
 
 _autograd_link.attach_grad = _attach_grad
+_autograd_link.drop_grad = _drop_grad
 _autograd_link.grad_of = _grad_of
 _autograd_link.backward = backward
+
+
+def __getattr__(name: str) -> Any:
+    """``mx.autograd.Symbol``: the Symbol class lives in a higher layer, which registers it in ``_ir``."""
+    if name == "Symbol":
+        return _ir.symbol_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

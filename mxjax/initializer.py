@@ -28,13 +28,14 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import _config, _rng
-from .base import MXNetTypeError, MXNetValueError
+from .base import MXNetTypeError, MXNetValueError, string_types  # noqa: F401  (string_types: MXNet's)
+from ._config import is_np_array  # noqa: F401  (MXNet's initializer carries it)
 from ._ndarray import NDArray
 from .ndarray._io import load
 
 __all__ = [
     "InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero", "Zeros", "One", "Ones",
-    "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias",
+    "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "RNNFused",
 ]
 
 
@@ -500,3 +501,78 @@ class LSTMBias(Initializer):
         values = onp.zeros(target.shape, onp.float64)
         values[num_hidden:2 * num_hidden] = self.forget_bias
         _fill(arr, values, "LSTMBias")
+
+
+@register
+class RNNFused(Initializer):
+    """Initializes the flat parameter vector of the fused ``RNN`` op piece by piece, in the op's order:
+    each layer's and direction's i2h, h2h (and, with ``projection_size``, h2r) weights, then the i2h and
+    h2h biases, each filled by its own sub-initializer (any ``create`` argument).  The input size is read
+    back from the vector's length.  A Gluon Parameter calls ``set_initializer(global_init)`` first,
+    which, as in MXNet, fills the unset sub-initializers with the global one and replaces the set ones
+    with ``'uniform'`` (weights) or ``'zero'`` (biases)."""
+
+    def __init__(self, mode: str, num_layers: int, state_size: int, bidirectional: bool = False,
+                 projection_size: int | None = None, i2h_weight_initializer: Any = None,
+                 h2h_weight_initializer: Any = None, i2h_bias_initializer: Any = None,
+                 h2h_bias_initializer: Any = None, h2r_weight_initializer: Any = None):
+        gates = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+        if mode not in gates:
+            raise MXNetValueError(f"RNNFused: mode={mode!r} is not supported; expected one of {sorted(gates)}")
+        super().__init__(mode=mode, num_layers=num_layers, state_size=state_size, bidirectional=bidirectional,
+                         projection_size=projection_size, i2h_weight_initializer=i2h_weight_initializer,
+                         h2h_weight_initializer=h2h_weight_initializer, i2h_bias_initializer=i2h_bias_initializer,
+                         h2h_bias_initializer=h2h_bias_initializer, h2r_weight_initializer=h2r_weight_initializer)
+        self.gates, self.num_layers, self.num_hidden = gates[mode], num_layers, state_size
+        self.dir = 2 if bidirectional else 1
+        self.projection_size = projection_size
+        self._i2h_weight_initializer = i2h_weight_initializer
+        self._h2h_weight_initializer = h2h_weight_initializer
+        self._i2h_bias_initializer = i2h_bias_initializer
+        self._h2h_bias_initializer = h2h_bias_initializer
+        self._h2r_weight_initializer = h2r_weight_initializer
+
+    def _pieces(self, length: int) -> list[tuple[str, int]]:
+        """``(initializer attribute, length)`` of each piece of a vector of ``length`` values."""
+        gh, out, proj = self.gates * self.num_hidden, self.projection_size or self.num_hidden, self.projection_size
+        later = (out * self.dir + out + 2) * gh * self.dir + (proj * self.num_hidden * self.dir if proj else 0)
+        first = length - (self.num_layers - 1) * later                  # layer 0, both directions
+        size_in = (first // self.dir - (proj * self.num_hidden if proj else 0)) // gh - out - 2
+        if size_in < 1 or first != self.dir * (gh * (size_in + out + 2) + (proj * self.num_hidden if proj else 0)):
+            raise MXNetValueError(
+                f"RNNFused: a parameter vector of {length} values does not fit mode with {self.gates} gate(s), "
+                f"num_layers={self.num_layers}, state_size={self.num_hidden}, directions={self.dir}, "
+                f"projection_size={proj} for any input size")
+        weights, biases = [], []
+        for layer in range(self.num_layers):
+            cols = size_in if layer == 0 else out * self.dir
+            for _ in range(self.dir):
+                weights += [("_i2h_weight_initializer", gh * cols), ("_h2h_weight_initializer", gh * out)]
+                if proj:
+                    weights.append(("_h2r_weight_initializer", proj * self.num_hidden))
+                biases += [("_i2h_bias_initializer", gh), ("_h2h_bias_initializer", gh)]
+        return weights + biases
+
+    def _init_weight(self, name: str, arr: NDArray) -> None:
+        target = _target(arr, "RNNFused")
+        if target.ndim != 1:
+            raise MXNetValueError(f"RNNFused initializes a flat parameter vector; {name!r} has shape {target.shape}")
+        values = []
+        for attr, size in self._pieces(target.shape[0]):
+            init = getattr(self, attr)
+            if init is None:
+                raise MXNetValueError(f"RNNFused: no initializer for {attr[1:-12]} pieces; pass "
+                                      f"{attr[1:]}= or let a Gluon Parameter set the global one")
+            piece = NDArray._wrap(jnp.zeros((size,), target.dtype))
+            create(init)(InitDesc(attr, {"__init__": init}), piece)
+            values.append(piece.to_jax())
+        _fill(arr, jnp.concatenate(values) if values else values, "RNNFused")
+
+    def set_initializer(self, init: Any) -> None:
+        """Gluon's hook (MXNet's rule, quirks kept): unset sub-initializers take ``init``, set ones become
+        'uniform'/'zero'; h2h biases always end 'zero' (MXNet tests the i2h one, already replaced)."""
+        self._i2h_weight_initializer = init if not self._i2h_weight_initializer else "uniform"
+        self._h2h_weight_initializer = init if not self._h2h_weight_initializer else "uniform"
+        self._i2h_bias_initializer = init if not self._i2h_bias_initializer else "zero"
+        self._h2h_bias_initializer = init if not self._i2h_bias_initializer else "zero"
+        self._h2r_weight_initializer = init if not self._h2r_weight_initializer else "uniform"

@@ -42,11 +42,13 @@ from typing import Any, Callable, Iterator
 
 from . import _deferred_compute, _ndarray, autograd, engine
 from .base import MXNetError, MXNetTypeError, MXNetValueError
+from .base import c_str, c_str_array, check_call, py_str  # noqa: F401  (mx.base names MXNet's profiler carries)
 from .operator.naming import json_name
 
 __all__ = [
     "Counter", "Domain", "Event", "Frame", "Marker", "Task", "dump", "dump_profile", "dumps", "pause",
-    "profiler_set_config", "profiler_set_state", "resume", "scope", "set_config", "set_state",
+    "profiler_set_config", "profiler_set_state", "resume", "scope", "set_config", "set_kvstore_handle",
+    "set_state",
 ]
 
 _DEFAULTS: dict[str, Any] = {
@@ -196,12 +198,31 @@ def _as_bool(key: str, value: Any) -> bool:
     raise MXNetValueError(f"set_config: {key} expects a boolean, got {value!r}")
 
 
-def _check_process(where: str, profile_process: Any) -> None:
+# MXNet's handle of the kvstore whose servers 'server' profiling talks to; mx.kv.create sets it.
+profiler_kvstore_handle: Any = None
+
+
+def set_kvstore_handle(handle: Any) -> None:
+    """Set the kvstore handle that ``profile_process='server'`` calls use (``mx.kv.create`` calls this)."""
+    global profiler_kvstore_handle
+    profiler_kvstore_handle = handle
+
+
+def _for_worker(where: str, profile_process: Any) -> bool:
+    """True for a 'worker' call (this process).  A 'server' call is MXNet's: an error without a
+    kvstore handle, else a warning that no server exists (one process) and nothing is done."""
     if profile_process == "server":
-        raise MXNetError(f"{where}: profile_process='server' profiles a distributed kvstore server, "
-                         "which mxjax does not have; use 'worker'")
+        if profiler_kvstore_handle is None:
+            raise MXNetError(f"{where}: profile_process='server' profiles a distributed kvstore server, but "
+                             "the KVStoreHandle passed to the profiler is null (no kvstore was created); "
+                             "use 'worker'")
+        warnings.warn(f"{where}: Unable to pass server the profiler command: mxjax trains in a single process, "
+                      "so there is no server process to profile. Please profile the worker process instead.",
+                      stacklevel=3)
+        return False
     if profile_process != "worker":
         raise _ChoiceError(f"{where}: profile_process must be 'worker' or 'server', got {profile_process!r}")
+    return True
 
 
 def set_config(**kwargs: Any) -> None:
@@ -215,6 +236,8 @@ def set_config(**kwargs: Any) -> None:
     running; aggregate_stats (False): keep the statistics :func:`dumps` prints;
     profile_process ('worker').
     """
+    if not _for_worker("set_config", kwargs.get("profile_process", "worker")):
+        return
     config = dict(_DEFAULTS)
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
@@ -231,7 +254,7 @@ def set_config(**kwargs: Any) -> None:
             if not config[key] > 0:
                 raise MXNetValueError(f"set_config: dump_period must be positive, got {value!r}")
         elif key == "profile_process":
-            _check_process("set_config", value)
+            pass  # 'worker' (a 'server' call returned above)
         else:
             config[key] = str(value)
     _state.config = config
@@ -255,7 +278,8 @@ def set_state(state: str = "stop", profile_process: str = "worker") -> None:
     ``dump(finished=True)``, so a later run adds to the same trace)."""
     if state not in ("run", "stop"):
         raise _ChoiceError(f"set_state: state must be 'run' or 'stop', got {state!r}")
-    _check_process("set_state", profile_process)
+    if not _for_worker("set_state", profile_process):
+        return
     if state == "run":
         if not _state.running:
             _state.running = _state.has_run = True
@@ -275,14 +299,16 @@ def profiler_set_state(state: str = "stop") -> None:
 
 def pause(profile_process: str = "worker") -> None:
     """Stop keeping events until :func:`resume` (the state stays 'run')."""
-    _check_process("pause", profile_process)
+    if not _for_worker("pause", profile_process):
+        return
     _state.paused = True
     _sync_hooks()
 
 
 def resume(profile_process: str = "worker") -> None:
     """Keep events again after :func:`pause`."""
-    _check_process("resume", profile_process)
+    if not _for_worker("resume", profile_process):
+        return
     _state.paused = False
     _sync_hooks()
 
@@ -332,7 +358,8 @@ def _stop_dumper() -> None:
 def dump(finished: bool = True, profile_process: str = "worker") -> None:
     """Write the trace file now.  ``finished=True`` also stops the profiler and drops the kept
     events, so the next run starts a new trace; ``False`` keeps both going."""
-    _check_process("dump", profile_process)
+    if not _for_worker("dump", profile_process):
+        return
     if not _state.has_run:
         raise MXNetError("dump: the profiler has not run since it was configured or last dumped with "
                          "finished=True; call set_state('run') first")

@@ -1,7 +1,7 @@
 """``mx.gluon``: Blocks, HybridBlocks, Parameters and layers."""
 from __future__ import annotations
 
-from . import loss, nn
+from . import loss, nn, probability, utils
 from .._ndarray import NDArray as _NDArray
 from ..base import numeric_types
 from ..symbol import Symbol as _Symbol
@@ -14,4 +14,4 @@ from .trainer import Trainer
 tensor_types = (_Symbol, _NDArray)  # what a block takes as a tensor input, as in MXNet
 
 __all__ = ["Block", "HybridBlock", "Parameter", "Constant", "DeferredInitializationError", "SymbolBlock", "Trainer",
-           "nn", "loss", "tensor_types", "numeric_types", "use_np"]
+           "nn", "loss", "probability", "utils", "tensor_types", "numeric_types", "use_np"]

@@ -14,6 +14,10 @@ from ._updates import (adamw_update, mp_adamw_update, multi_adamw_update, multi_
 from ._updates import CONTRIB as _updates_contrib
 from ..numpy_extension._contrib import sync_batch_norm as _sync_batch_norm
 from ..numpy_extension.control_flow import cond, foreach, while_loop  # 1.x's contrib names for them
+from ._quantized import *  # noqa: F401,F403  (quantization and intgemm)
+from ._quantized import __all__ as _quantized_all
+from ._contrib_detection import *  # noqa: F401,F403
+from ._contrib_detection import __all__ as _detection_all
 
 _MODULE = "mxjax.ndarray.contrib"
 
@@ -112,4 +116,4 @@ __all__ = ["SyncBatchNorm", "BilinearResize2D", "arange_like", "CTCLoss", "ctc_l
            "box_nms", "box_non_maximum_suppression", "isfinite", "isinf", "isnan", "dynamic_reshape",
            "ROIAlign", "group_adagrad_update", "fft", "count_sketch",
            "sldwin_atten_score", "sldwin_atten_mask_like", "sldwin_atten_context", "MultiBoxDetection", "MultiBoxTarget",
-           *_updates_contrib]
+           *_updates_contrib, *_detection_all, *_quantized_all]

@@ -14,7 +14,11 @@ from ._contrib import *  # noqa: F401,F403
 from ._contrib import __all__ as _contrib_all
 from ._legacy import *  # noqa: F401,F403
 from ._legacy import __all__ as _legacy_all
+from ._quantized import *  # noqa: F401,F403
+from ._quantized import __all__ as _quantized_all
+from ._rnn import rnn  # noqa: F401  (reads the train-mode flag)
 from .control_flow import cond, foreach, while_loop
-from . import random, utils  # noqa: F401
+from . import image, random, utils  # noqa: F401
 
-__all__ = [*_utils_all, *_nn_all, *_contrib_all, *_legacy_all, "foreach", "while_loop", "cond", "random", "utils"]
+__all__ = [*_utils_all, *_nn_all, *_contrib_all, *_legacy_all, *_quantized_all, "foreach", "while_loop", "cond",
+           "image", "random", "utils"]

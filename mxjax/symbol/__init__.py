@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import contrib, linalg, op, random, register, sparse  # noqa: F401
+from . import image, image as gen_image  # noqa: F401
 from . import contrib as gen_contrib  # noqa: F401  (MXNet's generated modules hold the same functions)
 from . import linalg as gen_linalg  # noqa: F401
 from . import op as gen_op  # noqa: F401

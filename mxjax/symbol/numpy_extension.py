@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from .. import numpy_extension as _npx
+from . import numpy_extension_image as image  # noqa: F401
 from . import numpy_extension_random as random
 from ._generated import PrefixedNamespace
 
@@ -36,7 +37,7 @@ LEGACY_OPS = {
     "contrib_quantize_v2": "_contrib_quantize_v2", "contrib_calibrate_entropy": "_contrib_calibrate_entropy",
     **{f"quantized_{kind}": f"_contrib_quantized_{kind}" for kind in (
         "act", "conv", "elemwise_add", "elemwise_mul", "embedding", "flatten", "fully_connected",
-        "pooling", "reshape", "transpose")},
+        "pooling")},  # quantized_reshape/transpose: MXNet's own _npx_quantized_* ops
     **{f"intgemm_{kind}": f"_contrib_intgemm_{kind}" for kind in (
         "fully_connected", "maxabsolute", "prepare_data", "prepare_weight", "take_weight")},
 }
@@ -50,4 +51,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return _OPS.dir()
+    return [n for n in _OPS.dir() if not n.startswith("_image_")]  # those are image.<name>

@@ -12,7 +12,8 @@ from mxjax.base import MXNetError
 from mxjax.operator import OPS, OpDef, defop, get_op, list_ops
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
-NAMESPACES = ("np", "np.linalg", "np.random", "npx", "npx.random", "nd", "nd.linalg", "nd.contrib", "random")
+NAMESPACES = ("np", "np.linalg", "np.random", "npx", "npx.random", "nd", "nd.linalg", "nd.contrib", "nd.image",
+              "npx.image", "random")
 
 
 def _frontend_functions():
