@@ -1,7 +1,7 @@
 """``mx.gluon``: Blocks, HybridBlocks, Parameters and layers."""
 from __future__ import annotations
 
-from . import loss, nn, probability, utils
+from . import loss, nn, probability, rnn, utils
 from .._ndarray import NDArray as _NDArray
 from ..base import numeric_types
 from ..symbol import Symbol as _Symbol
