@@ -397,7 +397,8 @@ def _count_outputs(params: dict) -> int:
     return len(output_names(params))
 
 
-CUSTOM = register_op(CustomOpDef("Custom", _custom, num_outputs=_count_outputs, infer=_infer))
+CUSTOM = register_op(CustomOpDef("Custom", _custom, num_outputs=_count_outputs, infer=_infer,
+                                 output_names=output_names))
 
 
 # ----------------------------------------------------------------------------- registry queries

@@ -241,9 +241,14 @@ def _infer_legacy(*avals: Any, info: str = "", **params: Any) -> Any:
     return _infer(*avals, op_type=_op_type(_live(info).info_))
 
 
+def _output_names(params: dict) -> list:
+    return list(_live(params.get("info", "")).list_outputs())
+
+
 def _count(params: dict) -> int:
-    return len(_live(params.get("info", "")).list_outputs())
+    return len(_output_names(params))
 
 
-NATIVE = register_op(OpDef("_Native", _native, num_outputs=_count, infer=_infer_legacy))
-NDARRAY_OP = register_op(OpDef("_NDArray", _ndarray_op, num_outputs=_count, infer=_infer_legacy))
+NATIVE = register_op(OpDef("_Native", _native, num_outputs=_count, infer=_infer_legacy, output_names=_output_names))
+NDARRAY_OP = register_op(OpDef("_NDArray", _ndarray_op, num_outputs=_count, infer=_infer_legacy,
+                               output_names=_output_names))

@@ -100,6 +100,9 @@ class OpDef:
     # check(*inputs, **params): a NumPy error XLA cannot raise (an out-of-range take index),
     # run on concrete inputs before the compiled call; skipped under an outer trace
     check: Callable[..., None] | None = None
+    # output_names(params) -> the names MXNet gives a node's outputs (``<node>_<name>``) when it has
+    # several; without it they are ``output0``, ``output1``, ...
+    output_names: Callable[[dict], list] | None = None
     doc: str = ""
     inputs: tuple[str, ...] = field(init=False)
     optional_inputs: frozenset = field(init=False)

@@ -154,7 +154,8 @@ def _direction(x, pieces, layer, d, mode, h0, c0, mask, rev_index, clip):
     return ys, h, c
 
 
-@defop(OP, aliases=("_npx_rnn",), needs_key=True, num_outputs=_num_outputs)
+@defop(OP, aliases=("_npx_rnn",), needs_key=True, num_outputs=_num_outputs,
+       output_names=lambda params: ["output", "state_output", "statecell_output"])
 def rnn(key, data, parameters, state, state_cell=None, sequence_length=None, *, state_size: int | None = None,
         num_layers: int | None = None, bidirectional: bool = False, mode: str | None = None, p: float = 0.0,
         state_outputs: bool = False, projection_size: int | None = None,

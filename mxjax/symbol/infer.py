@@ -46,6 +46,16 @@ def _deconv(shapes: list, p: dict) -> dict:
     return {1: (c, p["num_filter"] // groups, *kernel), 2: (p["num_filter"],)}
 
 
+def _rnn(shapes: list, p: dict) -> dict:
+    """The flat parameter vector and the (cell) states from TNC data, as MXNet's RNN shape rule."""
+    from ..operator.rnn import param_size  # the op's own layout rule
+    steps, batch, size_in = shapes[0]
+    layers, directions, hidden = p["num_layers"], 2 if p.get("bidirectional") else 1, p["state_size"]
+    out = p.get("projection_size") or hidden
+    return {1: (param_size(p["mode"], layers, directions, size_in, hidden, p.get("projection_size")),),
+            2: (layers * directions, batch, out), 3: (layers * directions, batch, hidden)}
+
+
 def _per_channel(axis_key: str, default_axis: int, slots: tuple) -> Callable:
     def rule(shapes: list, p: dict) -> dict:
         data = shapes[0]
@@ -58,6 +68,7 @@ _INPUT_RULES: dict[str, Callable[[list, dict], dict]] = {
     "FullyConnected": _fc,
     "Convolution": _conv,
     "Deconvolution": _deconv,
+    "RNN": _rnn,
     "BatchNorm": _per_channel("axis", 1, (1, 2, 3, 4)),
     "LayerNorm": _per_channel("axis", -1, (1, 2)),
     "GroupNorm": lambda s, p: {1: (s[0][1],), 2: (s[0][1],)},

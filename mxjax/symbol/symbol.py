@@ -350,7 +350,8 @@ def _output_name(node: Node, index: int) -> str:
         return f"{node.name}_{('output', 'mean', 'var')[index]}"
     if _visible_outputs(node) == 1:
         return f"{node.name}_output"
-    return f"{node.name}_output{index}"
+    names = node_op(node).output_names
+    return f"{node.name}_{names(node.params)[index]}" if names else f"{node.name}_output{index}"
 
 
 def _encoded_params(node: Node) -> dict[str, str]:
@@ -528,6 +529,8 @@ def _needs_variable(op: OpDef, input_name: str, kwargs: dict) -> bool:
         return not kwargs.get("no_bias", op.params["no_bias"].default if "no_bias" in op.params else False)
     if input_name == "gamma" and op.name == "LeakyReLU":
         return kwargs.get("act_type") == "prelu"
+    if op.name == "RNN" and input_name in ("state_cell", "sequence_length"):  # what the mode uses
+        return kwargs.get("mode") == "lstm" if input_name == "state_cell" else bool(kwargs.get("use_sequence_length"))
     return input_name not in op.input_defaults
 
 

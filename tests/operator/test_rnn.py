@@ -235,3 +235,19 @@ def test_rnn_fused_dumps_and_create():
     assert json.loads(init.dumps())[0] == "rnnfused"
     again = mx.init.create(init.dumps())
     assert isinstance(again, mx.init.RNNFused) and again.gates == 4 and again.dir == 2
+
+
+def test_symbol_names_and_shapes_as_mxnet():
+    # MXNet 2.0.0b1: output and argument names, and infer_shape from the data shape alone
+    data = mx.sym.var("data")
+    lstm = mx.sym.RNN(data, state_size=4, num_layers=1, mode="lstm", state_outputs=True, name="rnn0")
+    assert lstm.list_outputs() == ["rnn0_output", "rnn0_state_output", "rnn0_statecell_output"]
+    assert lstm.list_arguments() == ["data", "rnn0_parameters", "rnn0_state", "rnn0_state_cell"]
+    args, outs, _ = lstm.infer_shape(data=(5, 2, 3))
+    assert args == [(5, 2, 3), (144,), (1, 2, 4), (1, 2, 4)] and outs == [(5, 2, 4), (1, 2, 4), (1, 2, 4)]
+    gru = mx.sym.RNN(data, state_size=4, num_layers=2, bidirectional=True, mode="gru", state_outputs=True,
+                     name="rnn1")
+    assert gru.list_outputs() == ["rnn1_output", "rnn1_state_output"]
+    assert gru.list_arguments() == ["data", "rnn1_parameters", "rnn1_state"]
+    args, outs, _ = gru.infer_shape(data=(5, 2, 3))
+    assert args[1] == (param_size("gru", 2, 2, 3, 4),) == (552,) and outs == [(5, 2, 8), (4, 2, 4)]
