@@ -55,6 +55,16 @@ def _mirror_policy(prim: Any, *_: Any, **__: Any) -> bool:
     return prim is lax.dot_general_p or prim is lax.conv_general_dilated_p
 
 
+def _summary(err: Exception) -> str:
+    """One line for an error out of a compiled program: the MXNetError a host callback (a custom op)
+    raised, found in XLA's report of it, or else the report's first line."""
+    text = str(err)
+    marker = text.rfind("MXNetError: ")
+    if marker >= 0:
+        return text[marker + len("MXNetError: "):].splitlines()[0]
+    return text.splitlines()[0] if text else type(err).__name__
+
+
 def _by_name(values: Any, names: list[str], what: str, allow_missing: bool = False) -> dict:
     if values is None:
         return {}
@@ -251,7 +261,7 @@ class Executor:
         except MXNetError:
             raise
         except Exception as err:
-            raise MXNetError(f"forward: {str(err).splitlines()[0]}") from None
+            raise MXNetError(f"forward: {_summary(err)}") from None
         del gone
         self._last_donated = donated
         self._vjp = extra if mode == "vjp" else None
@@ -391,7 +401,7 @@ class Executor:
         try:
             _, _, self._vjp = self._program(True, "vjp")(args, aux, {}, key)
         except Exception as err:
-            raise MXNetError(f"backward: {str(err).splitlines()[0]}") from None
+            raise MXNetError(f"backward: {_summary(err)}") from None
         return self._vjp
 
     def copy_params_from(self, arg_params: dict, aux_params: dict | None = None,

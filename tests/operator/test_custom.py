@@ -355,6 +355,10 @@ def test_exception_in_forward_is_an_mxnet_error_naming_the_op():
     block.hybridize()
     with pytest.raises(MXNetError, match=r"'test_boom'.*kaboom"):
         block(mx.np.array(X)).asnumpy()
+    exe = mx.sym.Custom(mx.sym.var("x"), op_type="test_boom").bind(mx.cpu(), {"x": mx.nd.array(X)})
+    with pytest.raises(MXNetError, match=r"^forward: " + message) as info:  # the user's message, on one line
+        exe.forward()
+    assert "\n" not in str(info.value)
 
 
 def test_unknown_op_type_and_wrong_input_count():
