@@ -100,9 +100,10 @@ def _check_joinable(arrays, op: str) -> None:
         raise MXNetValueError(f"{op}: needs at least one input array")
 
 
-@defop("Concat")
+@defop("Concat", aliases=("_rnn_param_concat",))
 def legacy_concat(*data, dim: int = 1, num_args: int | None = None):
-    """Join arrays along an existing axis ``dim`` (1.x ``concat``)."""
+    """Join arrays along an existing axis ``dim`` (1.x ``concat``; MXNet 1.x's exported RNN layers join
+    their parameters with ``_rnn_param_concat``, the same computation)."""
     _check_joinable(data, "Concat")
     norm_axis(dim, data[0].ndim, "Concat")
     return jnp.concatenate([jnp.asarray(d) for d in data], axis=dim)

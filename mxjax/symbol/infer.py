@@ -83,6 +83,39 @@ _INPUT_RULES: dict[str, Callable[[list, dict], dict]] = {
 }
 
 
+_CREATION = ("_zeros", "_ones", "_full")
+
+
+def is_deferred_creation(node: Node) -> bool:
+    """A 1.x ``zeros``/``ones``/``full`` node whose shape has 0s: dimensions MXNet 1.x infers from the
+    node's consumer (Gluon 1.x's exported RNN layers make their begin states as ``zeros((L*D, 0, H))``)."""
+    if node.is_variable or node.op not in _CREATION:
+        return False
+    shape = node.params.get("shape", ())
+    return isinstance(shape, (tuple, list)) and 0 in shape
+
+
+def consumer_shape(node: Node, slot: int, in_shapes: list) -> tuple | None:
+    """The shape ``node``'s shape rule (``_INPUT_RULES``) gives input ``slot``, from its data shape;
+    None when it has no rule for it."""
+    rule = _INPUT_RULES.get(node_op(node).name)
+    if rule is None or not in_shapes or in_shapes[0] is None:
+        return None
+    try:
+        shape = rule(list(in_shapes), dict(node.params)).get(slot)
+    except (KeyError, TypeError, IndexError, ZeroDivisionError):
+        return None
+    return None if shape is None else tuple(int(d) for d in shape)
+
+
+def resolved_creation_shape(source: Node, wanted: tuple) -> tuple:
+    """The deferred creation node's shape with its 0s taken from ``wanted`` (the consumer's rule)."""
+    shape = tuple(source.params["shape"])
+    if len(shape) != len(wanted):
+        return wanted
+    return tuple(w if s == 0 else s for s, w in zip(shape, wanted))
+
+
 def variable_aval(node: Node, shape: Any = None, dtype: Any = None) -> Aval | None:
     """A variable's aval from explicit values or its ``__shape__``/``__dtype__`` attributes."""
     if shape is None and "__shape__" in node.attrs:
@@ -118,6 +151,9 @@ def infer_avals(outputs: list[Entry], shapes: dict[str, Any], dtypes: dict[str, 
             continue
         op = node_op(node)
         ins = [avals[id(n)][i] for n, i in node.inputs]
+        if op.name in _INPUT_RULES:  # 1.x zeros((L*D, 0, H)) feeding it: its rule gives the 0s
+            ins = [None if n is not node and is_deferred_creation(n) else a
+                   for (n, _), a in zip(node.inputs, ins)]
         if any(a is None for a in ins) and op.name in _INPUT_RULES and ins and ins[0] is not None:
             ins = _fill_inputs(node, op, ins, avals)
         if any(a is None for a in ins):
@@ -162,6 +198,10 @@ def _fill_inputs(node: Node, op: Any, ins: list, avals: dict) -> list:
             source, index = node.inputs[slot]
             if source.is_variable:
                 aval = Aval(tuple(int(d) for d in shape), ins[0].dtype)
+                avals[id(source)] = [aval]
+                ins[slot] = aval
+            elif is_deferred_creation(source):
+                aval = Aval(resolved_creation_shape(source, tuple(shape)), avals[id(source)][0].dtype)
                 avals[id(source)] = [aval]
                 ins[slot] = aval
     return ins

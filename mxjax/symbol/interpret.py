@@ -108,8 +108,23 @@ def call_params(node: Node, op: OpDef, train: bool) -> dict:
 
 def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., Any]:
     """``f(values: dict[str, array], key) -> (list of outputs, dict of aux updates)``, pure and jittable."""
+    from .infer import consumer_shape, is_deferred_creation, resolved_creation_shape  # (infer imports this)
     nodes = topo_order(outputs)
     plan = []
+    # 1.x zeros((L*D, 0, H)) inputs: made again at run time in the shape the consumer's rule gives
+    deferred = {id(node): [slot for slot, (n, _) in enumerate(node.inputs) if is_deferred_creation(n)]
+                for node in nodes if not node.is_variable}
+
+    def remake(node: Node, inputs: list) -> None:
+        shapes = [tuple(jax.numpy.shape(x)) for x in inputs]
+        for slot in deferred[id(node)]:
+            wanted = consumer_shape(node, slot, shapes)
+            if wanted is not None:
+                source = node.inputs[slot][0]
+                source_op = node_op(source)
+                params = {**call_params(source, source_op, train), "shape": resolved_creation_shape(source, wanted)}
+                inputs[slot] = source_op.compute(**params)
+
     for position, node in enumerate(nodes):
         if node.is_variable:
             plan.append((node, None, None, (), position))
@@ -131,6 +146,8 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
                 env[id(node)] = (values[node.name],)
                 continue
             inputs = [env[id(n)][i] for n, i in node.inputs]
+            if deferred.get(id(node)):
+                remake(node, inputs)
             for slot, value in constants:
                 inputs.insert(slot, value)
             if op.needs_key:
