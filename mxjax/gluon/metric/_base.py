@@ -1,13 +1,10 @@
-"""``mx.gluon.metric`` base: EvalMetric, the registry, ``create`` and CompositeEvalMetric.
+"""``mx.gluon.metric`` core: the EvalMetric protocol, the name registry, ``create`` and the composite metric.
 
-Metrics accumulate on the host: every ``update`` turns its arrays (``mx.np``, ``mx.nd``, NumPy, lists) into
-NumPy arrays, and the arithmetic keeps MXNet's dtypes (float32 sums for regression metrics, float64 counts
-for accuracy and the confusion statistics).  ``get()`` returns a Python float for a scalar result and an
-``mx.np.ndarray`` for a vector one (``F1(average=None)``), as MXNet does.
+Every metric keeps two running numbers, ``sum_metric`` and ``num_inst``, and reports their ratio.  Inputs
+(``mx.np``/``mx.nd``/NumPy arrays or nested lists) are pulled to the host as NumPy arrays, so the maths is
+plain vectorised NumPy and never enters a JAX trace.
 """
 from __future__ import annotations
-
-from collections import OrderedDict
 
 import numpy as _onp
 
@@ -15,166 +12,170 @@ from ... import registry
 from ..._ndarray import NDArray
 from ...base import numeric_types, string_types
 
-
+# What counts as "one array" (rather than a list of arrays) when a single input is passed.
 _ARRAY_TYPES = (NDArray, _onp.ndarray)
+_NAN = float('nan')
+_KIND = 'metric'
 
 
 def _host(x):
-    """A NumPy view of an ``mx.np``/``mx.nd``/NumPy array (or anything ``numpy.asarray`` takes)."""
-    return x.asnumpy() if isinstance(x, NDArray) else _onp.asarray(x)
+    """``x`` as a NumPy array: device arrays are copied over, anything else goes through ``asarray``."""
+    if isinstance(x, NDArray):
+        return x.asnumpy()
+    return _onp.asarray(x)
 
 
-def _result(res):
-    """What ``get()`` hands back: a float for a scalar, an ``mx.np.ndarray`` for anything bigger."""
-    if isinstance(res, (_onp.ndarray, _onp.generic)):
-        if _onp.ndim(res) == 0:
-            return res.item()
-        from ... import numpy as mnp
-        return mnp.array(res, dtype=res.dtype)
-    if isinstance(res, NDArray) and res.ndim == 0:
-        return res.item()
-    return res
+def _as_list(x):
+    """A single array becomes a one-element list; lists and tuples pass through."""
+    return [x] if isinstance(x, _ARRAY_TYPES) else x
+
+
+def _paired(labels, preds):
+    """Check that ``labels`` and ``preds`` have equal length, then yield them pairwise as NumPy arrays."""
+    labels, preds = check_label_shapes(labels, preds, wrap=True)
+    for lab, prd in zip(labels, preds):
+        yield _host(lab), _host(prd)
+
+
+def _to_user(value):
+    """Scalars leave ``get()`` as Python floats; vectors (``F1(average=None)``) as ``mx.np`` arrays."""
+    if isinstance(value, NDArray):
+        return value.item() if value.ndim == 0 else value
+    if not isinstance(value, (_onp.ndarray, _onp.generic)):
+        return value
+    if _onp.ndim(value) == 0:
+        return value.item()
+    from ... import numpy as mnp
+    return mnp.array(value, dtype=value.dtype)
 
 
 def check_label_shapes(labels, preds, wrap=False, shape=False):
     """Raise ``ValueError`` unless labels and preds agree in length (or in shape, with ``shape=True``).
 
-    With ``wrap=True`` a single array is wrapped in a list.
+    With ``wrap=True`` a bare array is returned wrapped in a list, so callers can always iterate.
     """
-    if not shape:
-        label_shape, pred_shape = len(labels), len(preds)
-    else:
-        label_shape, pred_shape = labels.shape, preds.shape
-    if label_shape != pred_shape:
+    got_l, got_p = (labels.shape, preds.shape) if shape else (len(labels), len(preds))
+    if got_l != got_p:
         raise ValueError("Shape of labels {} does not match shape of "
-                         "predictions {}".format(label_shape, pred_shape))
-    if wrap:
-        if isinstance(labels, _ARRAY_TYPES):
-            labels = [labels]
-        if isinstance(preds, _ARRAY_TYPES):
-            preds = [preds]
-    return labels, preds
+                         "predictions {}".format(got_l, got_p))
+    return (_as_list(labels), _as_list(preds)) if wrap else (labels, preds)
 
 
 class EvalMetric:
-    """Base class for all evaluation metrics: accumulates ``sum_metric`` over ``num_inst`` instances."""
+    """Base class of all metrics: ``get()`` is ``sum_metric / num_inst`` (NaN before the first update).
+
+    Constructor keyword arguments beyond the three standard ones are remembered so ``get_config`` can
+    rebuild the metric through ``create``.
+    """
 
     def __init__(self, name, output_names=None, label_names=None, **kwargs):
         self.name = str(name)
-        self.output_names = output_names
-        self.label_names = label_names
+        self.output_names, self.label_names = output_names, label_names
         self._kwargs = kwargs
         self.reset()
 
     def __str__(self):
-        return "EvalMetric: {}".format(dict(self.get_name_value()))
+        return "EvalMetric: " + str(dict(self.get_name_value()))
 
     def get_config(self):
-        """The configuration that ``metric.create(**config)`` turns back into this metric."""
-        config = self._kwargs.copy()
-        config.update({'metric': self.__class__.__name__, 'name': self.name,
-                       'output_names': self.output_names, 'label_names': self.label_names})
-        return config
+        """The keyword arguments that ``metric.create(**config)`` turns back into this metric."""
+        return dict(self._kwargs, metric=type(self).__name__, name=self.name,
+                    output_names=self.output_names, label_names=self.label_names)
+
+    @staticmethod
+    def _select(mapping, keys):
+        """The values of ``mapping`` for ``keys`` in that order, or all of them when ``keys`` is None."""
+        return list(mapping.values()) if keys is None else [mapping[k] for k in keys]
 
     def update_dict(self, label, pred):
-        """Update with name -> array mappings, picking ``output_names``/``label_names`` when set."""
-        pred = [pred[name] for name in self.output_names] if self.output_names is not None else list(pred.values())
-        label = ([label[name] for name in self.label_names] if self.label_names is not None
-                 else list(label.values()))
-        self.update(label, pred)
+        """Update from name -> array dicts, keeping only ``label_names``/``output_names`` when given."""
+        self.update(self._select(label, self.label_names), self._select(pred, self.output_names))
 
     def update(self, labels, preds):
-        """Updates the internal evaluation result."""
+        """Fold one batch of labels and predictions into the running result."""
         raise NotImplementedError()
 
     def reset(self):
-        """Resets the internal evaluation result to initial state."""
+        """Forget everything accumulated so far."""
         self.num_inst = 0
         self.sum_metric = 0.0
 
     def get(self):
-        """``(name, value)``; the value is NaN before any update."""
+        """``(name, value)``."""
         if self.num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, _result(self.sum_metric / self.num_inst))
+            return (self.name, _NAN)
+        return (self.name, _to_user(self.sum_metric / self.num_inst))
 
     def get_name_value(self):
-        """A list of ``(name, value)`` pairs."""
-        name, value = self.get()
-        if not isinstance(name, list):
-            name = [name]
-        if not isinstance(value, list):
-            value = [value]
-        return list(zip(name, value))
+        """The result as a list of ``(name, value)`` pairs (one per child for composites)."""
+        names, values = self.get()
+        names = names if isinstance(names, list) else [names]
+        values = values if isinstance(values, list) else [values]
+        return list(zip(names, values))
 
 
-register = registry.get_register_func(EvalMetric, 'metric')
-alias = registry.get_alias_func(EvalMetric, 'metric')
-_create = registry.get_create_func(EvalMetric, 'metric')
+register = registry.get_register_func(EvalMetric, _KIND)
+alias = registry.get_alias_func(EvalMetric, _KIND)
+_lookup = registry.get_create_func(EvalMetric, _KIND)
 
 
 def create(metric, *args, **kwargs):
-    """A metric from a name, an ``EvalMetric``, a list of those (a composite) or a ``feval(label, pred)``."""
-    if callable(metric):
-        from ._regression import CustomMetric
-        return CustomMetric(metric, *args, **kwargs)
+    """Build a metric from a registered name, an instance, a list (-> composite) or ``feval(label, pred)``."""
     if isinstance(metric, list):
-        composite_metric = CompositeEvalMetric()
-        for child_metric in metric:
-            composite_metric.add(create(child_metric, *args, **kwargs))
-        return composite_metric
-    return _create(metric, *args, **kwargs)
+        group = CompositeEvalMetric()
+        for part in metric:
+            group.add(create(part, *args, **kwargs))
+        return group
+    if callable(metric):
+        from . import _regression
+        return _regression.CustomMetric(metric, *args, **kwargs)
+    return _lookup(metric, *args, **kwargs)
 
 
 @register
 @alias('composite')
 class CompositeEvalMetric(EvalMetric):
-    """Manages multiple evaluation metrics."""
+    """Several metrics updated together; ``get()`` returns their names and values as two lists."""
 
     def __init__(self, metrics=None, name='composite', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
-        self.metrics = [create(i) for i in (metrics or [])]
+        self.metrics = [create(m) for m in metrics or ()]
 
     def add(self, metric):
-        """Adds a child metric."""
-        self.metrics.append(create(metric))
+        """Append a child (anything ``create`` accepts)."""
+        self.metrics += [create(metric)]
 
     def get_metric(self, index):
-        """The child metric at ``index`` (MXNet returns, not raises, a ValueError when out of range)."""
-        try:
-            return self.metrics[index]
-        except IndexError:
-            return ValueError("Metric index {} is out of range 0 and {}".format(index, len(self.metrics)))
+        """The child at ``index``; out of range, a ``ValueError`` is *returned*, as MXNet does."""
+        if -len(self.metrics) <= index < len(self.metrics):
+            return self.metrics[index % len(self.metrics)]
+        return ValueError("Metric index {} is out of range 0 and {}".format(index, len(self.metrics)))
 
     def update_dict(self, labels, preds):  # pylint: disable=arguments-differ
-        if self.label_names is not None:
-            labels = OrderedDict([i for i in labels.items() if i[0] in self.label_names])
-        if self.output_names is not None:
-            preds = OrderedDict([i for i in preds.items() if i[0] in self.output_names])
-        for metric in self.metrics:
-            metric.update_dict(labels, preds)
+        def keep(mapping, names):
+            return mapping if names is None else {k: v for k, v in mapping.items() if k in names}
+        labels, preds = keep(labels, self.label_names), keep(preds, self.output_names)
+        for child in self.metrics:
+            child.update_dict(labels, preds)
 
     def update(self, labels, preds):
-        for metric in self.metrics:
-            metric.update(labels, preds)
+        for child in self.metrics:
+            child.update(labels, preds)
 
     def reset(self):
-        for metric in getattr(self, 'metrics', []):
-            metric.reset()
+        # Called from EvalMetric.__init__ before ``metrics`` exists.
+        for child in getattr(self, 'metrics', ()):
+            child.reset()
 
     def get(self):
         names, values = [], []
-        for metric in self.metrics:
-            name, value = metric.get()
-            if isinstance(name, string_types):
-                name = [name]
-            if isinstance(value, numeric_types):
-                value = [value]
-            names.extend(name)
-            values.extend(value)
+        for child in self.metrics:
+            n, v = child.get()
+            names += [n] if isinstance(n, string_types) else n
+            values += [v] if isinstance(v, numeric_types) else v
         return (names, values)
 
     def get_config(self):
         config = super().get_config()
-        config.update({'metrics': [i.get_config() for i in self.metrics]})
+        config['metrics'] = [child.get_config() for child in self.metrics]
         return config

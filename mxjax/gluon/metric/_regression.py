@@ -1,4 +1,9 @@
-"""``mx.gluon.metric`` regression, entropy, correlation, loss and custom metrics."""
+"""``mx.gluon.metric`` regression, entropy, correlation, loss and user-defined metrics.
+
+The error metrics (MAE, MSE, RMSE, MeanPairwiseDistance, MeanCosineSimilarity) form one family: each
+maps a (label, pred) pair to one score per sample, and the metric is the mean of those scores over all
+samples seen.  Only the per-sample function and the final transform (``sqrt`` for RMSE) differ.
+"""
 from __future__ import annotations
 
 import math
@@ -7,146 +12,148 @@ import numpy as _onp
 
 from ..._ndarray import NDArray
 from ...base import MXNetError
-from ._base import _ARRAY_TYPES, EvalMetric, _host, alias, check_label_shapes, register
+from ._base import _NAN, EvalMetric, _as_list, _host, _paired, alias, check_label_shapes, register
+
+
+def _rows(x, n):
+    """``x`` flattened to ``n`` rows, one per sample."""
+    return x.reshape(n, -1)
+
+
+class _PerSampleMetric(EvalMetric):
+    """Mean over samples of ``_per_sample(label, pred)``; ``_finish`` maps the mean to the reported value."""
+
+    _finish = None
+
+    def _per_sample(self, label, pred):
+        raise NotImplementedError()
+
+    def update(self, labels, preds):
+        for truth, guess in _paired(labels, preds):
+            scores = self._per_sample(truth, guess)
+            self.sum_metric += scores.sum()
+            self.num_inst += scores.size
+
+    def get(self):
+        if self._finish is None or self.num_inst == 0:
+            return super().get()
+        return (self.name, self._finish(self.sum_metric / self.num_inst))
 
 
 @register
-class MAE(EvalMetric):
-    """Mean absolute error (per-sample mean, averaged over samples)."""
+class MAE(_PerSampleMetric):
+    """Mean absolute error (mean over each sample's elements, then over samples)."""
 
     def __init__(self, name='mae', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            label, pred = _host(label), _host(pred)
-            num_inst = label.shape[0]
-            self.sum_metric += _onp.abs(label - pred).reshape(num_inst, -1).mean(axis=-1).sum()
-            self.num_inst += num_inst
+    def _per_sample(self, label, pred):
+        return _onp.abs(_rows(label - pred, label.shape[0])).mean(axis=-1)
 
 
 @register
-class MSE(EvalMetric):
-    """Mean squared error (per-sample mean, averaged over samples)."""
+class MSE(_PerSampleMetric):
+    """Mean squared error (mean over each sample's elements, then over samples)."""
 
     def __init__(self, name='mse', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            label, pred = _host(label), _host(pred)
-            num_inst = label.shape[0]
-            self.sum_metric += ((label - pred) ** 2.0).reshape(num_inst, -1).mean(axis=-1).sum()
-            self.num_inst += num_inst
+    def _per_sample(self, label, pred):
+        return (_rows(label - pred, label.shape[0]) ** 2.0).mean(axis=-1)
 
 
 @register
 class RMSE(MSE):
-    """Root of the mean squared error."""
+    """Square root of the mean squared error over everything seen."""
+
+    _finish = staticmethod(math.sqrt)
 
     def __init__(self, name='rmse', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
 
-    def get(self):
-        if self.num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, math.sqrt(self.sum_metric / self.num_inst))
-
 
 @register
-class MeanPairwiseDistance(EvalMetric):
-    """Mean p-norm distance between flattened label and prediction rows."""
+class MeanPairwiseDistance(_PerSampleMetric):
+    """Mean ``p``-distance between the flattened label and prediction of each sample.
+
+    As in MXNet the differences are raised to ``p`` without taking their absolute value.
+    """
 
     def __init__(self, name='mpd', output_names=None, label_names=None, p=2):
         super().__init__(name, output_names=output_names, label_names=label_names)
         self.p = p
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            label, pred = _host(label), _host(pred)
-            label = label.reshape(label.shape[0], -1)
-            pred = pred.reshape(pred.shape[0], -1)
-            dis = ((label - pred) ** self.p).sum(axis=-1) ** (1.0 / self.p)
-            self.sum_metric += dis.sum()
-            self.num_inst += label.shape[0]
+    def _per_sample(self, label, pred):
+        gap = _rows(label, label.shape[0]) - _rows(pred, pred.shape[0])
+        return (gap ** self.p).sum(axis=-1) ** (1.0 / self.p)
 
 
 @register
-class MeanCosineSimilarity(EvalMetric):
-    """Mean cosine similarity along the last axis."""
+class MeanCosineSimilarity(_PerSampleMetric):
+    """Mean cosine similarity along the last axis (a 1-d input is one vector)."""
 
     def __init__(self, name='cos_sim', output_names=None, label_names=None, eps=1e-8):
         super().__init__(name, output_names=output_names, label_names=label_names)
         self.eps = eps
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            label, pred = _host(label), _host(pred)
-            if len(label.shape) == 1:
-                label = label.reshape(1, label.shape[0])
-            if len(pred.shape) == 1:
-                pred = pred.reshape(1, pred.shape[0])
-            sim = (label * pred).sum(axis=-1)
-            n_p = _onp.linalg.norm(pred, axis=-1)
-            n_l = _onp.linalg.norm(label, axis=-1)
-            sim = sim / _onp.maximum(n_l * n_p, _onp.asarray(self.eps, sim.dtype))
-            self.sum_metric += sim.sum()
-            self.num_inst += len(label.reshape(-1, label.shape[-1]))
+    def _per_sample(self, label, pred):
+        label, pred = _onp.atleast_2d(label), _onp.atleast_2d(pred)
+        dot = _onp.einsum('...i,...i->...', label, pred)
+        norms = _onp.linalg.norm(label, axis=-1) * _onp.linalg.norm(pred, axis=-1)
+        return dot / _onp.maximum(norms, _onp.asarray(self.eps, dot.dtype))
 
 
 def _softmax(x, axis):
-    e = _onp.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
+    shifted = _onp.exp(x - x.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
 
 
-def _pick(data, index, axis):
-    """``npx.pick(data, index, axis)`` with the default 'clip' mode, on the host."""
-    axis = axis % data.ndim
-    want = data.shape[:axis] + data.shape[axis + 1:]
-    if index.shape != want:
+def _take_class(probs, classes, axis):
+    """``probs`` at index ``classes`` along ``axis`` (``npx.pick`` with clipping), or MXNet's shape error."""
+    axis %= probs.ndim
+    expected = probs.shape[:axis] + probs.shape[axis + 1:]
+    if classes.shape != expected:
         raise MXNetError("Shape inconsistent, Provided = [{}], inferred shape=[{}]".format(
-            ','.join(map(str, index.shape)), ','.join(map(str, want))))
-    index = _onp.clip(index.astype('int64'), 0, data.shape[axis] - 1)
-    return _onp.take_along_axis(data, _onp.expand_dims(index, axis), axis).squeeze(axis)
+            ','.join(str(d) for d in classes.shape), ','.join(str(d) for d in expected)))
+    where = _onp.clip(classes.astype('int64'), 0, probs.shape[axis] - 1)
+    return _onp.take_along_axis(probs, _onp.expand_dims(where, axis), axis).squeeze(axis)
 
 
 @register
 @alias('ce')
 class CrossEntropy(EvalMetric):
-    """Mean negative log of the probability picked by the label along ``axis``."""
+    """Mean negative log-probability of the labelled class (``pred`` holds probabilities along ``axis``).
+
+    Entries whose label is ``ignore_label`` contribute neither loss nor count.
+    """
 
     def __init__(self, eps=1e-12, ignore_label=None, axis=-1, from_logits=False, name='cross-entropy',
                  output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
-        self.ignore_label = ignore_label
-        self.axis = axis
-        self.from_logits = from_logits
-        self.eps = eps
+        self.ignore_label, self.axis = ignore_label, axis
+        self.from_logits, self.eps = from_logits, eps
+
+    def _batch_nll(self, label, pred):
+        """(summed negative log-likelihood, number of counted entries) of one pair."""
+        assert label.size == pred.size / pred.shape[-1], \
+            "shape mismatch: %s vs. %s" % (label.shape, pred.shape)
+        label = label.ravel()
+        if self.from_logits:
+            pred = _softmax(pred, self.axis)
+        prob = _take_class(pred, label.astype('int32'), self.axis)
+        count = prob.size
+        skip = None if self.ignore_label is None else label == self.ignore_label
+        if skip is not None:
+            prob = _onp.where(skip, _onp.ones((), prob.dtype), prob)   # log(1) = 0
+            count -= int(skip.sum())
+        floor = _onp.asarray(self.eps, prob.dtype)
+        return -_onp.log(_onp.maximum(prob, floor)).sum(), count
 
     def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        loss = 0.
-        num = 0
-        for label, pred in zip(labels, preds):
-            label, pred = _host(label), _host(pred)
-            assert label.size == pred.size / pred.shape[-1], \
-                "shape mismatch: %s vs. %s" % (label.shape, pred.shape)
-            label = label.reshape((label.size,))
-            if self.from_logits:
-                pred = _softmax(pred, self.axis)
-            pred = _pick(pred, label.astype('int32'), self.axis)
-            if self.ignore_label is not None:
-                ignore = (label == self.ignore_label).astype(pred.dtype)
-                num -= ignore.sum()
-                pred = pred * (1 - ignore) + ignore
-            loss -= _onp.log(_onp.maximum(_onp.asarray(self.eps, pred.dtype), pred)).sum()
-            num += pred.size
-        self.sum_metric += loss
-        self.num_inst += num
+        for truth, guess in _paired(labels, preds):
+            nll, count = self._batch_nll(truth, guess)
+            self.sum_metric += nll
+            self.num_inst += count
 
 
 @register
@@ -155,178 +162,165 @@ class Perplexity(CrossEntropy):
 
     def __init__(self, eps=1e-12, ignore_label=None, axis=-1, from_logits=False, name='perplexity',
                  output_names=None, label_names=None):
-        super().__init__(eps=eps, ignore_label=ignore_label, axis=axis, from_logits=from_logits, name=name,
-                         output_names=output_names, label_names=label_names)
+        super().__init__(eps, ignore_label, axis, from_logits, name, output_names, label_names)
 
     def get(self):
         if self.num_inst == 0:
-            return (self.name, float('nan'))
+            return (self.name, _NAN)
         return (self.name, math.exp(self.sum_metric / self.num_inst))
 
 
 @register
 @alias('pearsonr')
 class PearsonCorrelation(EvalMetric):
-    """Pearson correlation of all labels and predictions seen, updated online (float64)."""
+    """Pearson correlation of every label/prediction element seen so far.
+
+    Keeps running means, sums of squared deviations and the co-moment in float64, merging each batch
+    with Chan et al.'s pairwise update so that no raw data is stored.
+    """
 
     def __init__(self, name='pearsonr', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
-        self.reset()
 
     def reset(self):
-        self._sse_p = 0
-        self._mean_p = 0
-        self._sse_l = 0
-        self._mean_l = 0
-        self._pred_nums = 0
-        self._label_nums = 0
-        self._conv = 0
-        self.num_inst = 0
-        self.sum_metric = 0.
-
-    def update_variance(self, new_values, *aggregate):
-        """Welford's update of ``(count, mean, M2)`` with a batch of values."""
-        count, mean, m_2 = aggregate
-        count += len(new_values)
-        delta = new_values - mean
-        mean += _onp.sum(delta / count)
-        delta_2 = new_values - mean
-        m_2 += _onp.sum(delta * delta_2)
-        return count, mean, m_2
-
-    def update_cov(self, label, pred):
-        self._conv = self._conv + _onp.sum((label - self._mean_l) * (pred - self._mean_p))
+        self.num_inst, self.sum_metric = 0, 0.
+        self._n = 0
+        self._mean = _onp.zeros(2)        # (label, pred)
+        self._m2 = _onp.zeros(2)          # sums of squared deviations
+        self._co = 0.                     # sum of (label - mean) * (pred - mean)
 
     def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            check_label_shapes(label, pred, False, True)
-            label = _host(label).reshape(-1).astype(_onp.float64)
-            pred = _host(pred).reshape(-1).astype(_onp.float64)
+        for truth, guess in _paired(labels, preds):
+            check_label_shapes(truth, guess, shape=True)
             self.num_inst += 1
-            self._label_nums, self._mean_l, self._sse_l = \
-                self.update_variance(label, self._label_nums, self._mean_l, self._sse_l)
-            self.update_cov(label, pred)
-            self._pred_nums, self._mean_p, self._sse_p = \
-                self.update_variance(pred, self._pred_nums, self._mean_p, self._sse_p)
+            batch = _onp.stack([truth.ravel(), guess.ravel()]).astype(_onp.float64)
+            size = batch.shape[1]
+            if size == 0:
+                continue
+            mean = batch.mean(axis=1)
+            dev = batch - mean[:, None]
+            total = self._n + size
+            shift = mean - self._mean
+            weight = self._n * size / total
+            self._m2 = self._m2 + (dev * dev).sum(axis=1) + shift ** 2 * weight
+            self._co += float(dev[0] @ dev[1]) + shift[0] * shift[1] * weight
+            self._mean = self._mean + shift * size / total
+            self._n = total
 
     def get(self):
         if self.num_inst == 0:
-            return (self.name, float('nan'))
-        n = self._label_nums
-        pearsonr = self._conv / ((n - 1) * _onp.sqrt(self._sse_p / (n - 1)) * _onp.sqrt(self._sse_l / (n - 1)))
-        return (self.name, float(pearsonr))
+            return (self.name, _NAN)
+        return (self.name, float(self._co / _onp.sqrt(self._m2[0] * self._m2[1])))
 
 
 @register
 class PCC(EvalMetric):
-    """Multiclass Pearson (Matthews) correlation from an accumulated confusion matrix."""
+    """Multiclass Matthews correlation (Pearson correlation of one-hot labels and predictions).
+
+    Accumulates a confusion matrix that grows when a larger class index shows up; ``num_inst``
+    counts ``update`` calls, as in MXNet.
+    """
 
     def __init__(self, name='pcc', output_names=None, label_names=None):
         self.k = 2
-        super().__init__(name=name, output_names=output_names, label_names=label_names)
-
-    def _grow(self, inc):
-        self.lcm = _onp.pad(self.lcm, ((0, inc), (0, inc)), 'constant', constant_values=0)
-        self.k += inc
-
-    def _calc_mcc(self, cmat):
-        n = cmat.sum()
-        x = cmat.sum(axis=1)
-        y = cmat.sum(axis=0)
-        cov_xx = _onp.sum(x * (n - x))
-        cov_yy = _onp.sum(y * (n - y))
-        if cov_xx == 0 or cov_yy == 0:
-            return float('nan')
-        i = cmat[_onp.arange(self.k), _onp.arange(self.k)]
-        cov_xy = _onp.sum(i * n - x * y)
-        return cov_xy / (cov_xx * cov_yy) ** 0.5
-
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            label = _host(label).astype('int32')
-            pred = _host(pred)
-            pred = pred.argmax(axis=1).astype('int32') if pred.shape != label.shape else pred.astype('int32')
-            n = int(max(pred.max(), label.max()))
-            if n >= self.k:
-                self._grow(n + 1 - self.k)
-            bcm = _onp.zeros((self.k, self.k), dtype='float64')
-            _onp.add.at(bcm, (pred.reshape(-1), label.reshape(-1)), 1)
-            self.lcm += bcm
-        self.num_inst += 1
-
-    @property
-    def sum_metric(self):
-        return self._calc_mcc(self.lcm) * self.num_inst
+        super().__init__(name, output_names=output_names, label_names=label_names)
 
     def reset(self):
         self.num_inst = 0.
         self.lcm = _onp.zeros((self.k, self.k), dtype='float64')
 
+    @property
+    def sum_metric(self):
+        return self._correlation() * self.num_inst
+
+    def _correlation(self):
+        cm = self.lcm
+        total = cm.sum()
+        by_pred, by_label = cm.sum(axis=1), cm.sum(axis=0)
+        var_pred = _onp.sum(by_pred * (total - by_pred))
+        var_label = _onp.sum(by_label * (total - by_label))
+        if var_pred == 0 or var_label == 0:
+            return float('nan')
+        cov = _onp.sum(_onp.diag(cm) * total - by_pred * by_label)
+        return cov / math.sqrt(var_pred * var_label)
+
+    def _fold(self, label, pred):
+        """Add one pair's (pred, label) counts, first widening the matrix if a new class appears."""
+        top = int(max(pred.max(), label.max()))
+        if top >= self.k:
+            extra = top + 1 - self.k
+            self.lcm = _onp.pad(self.lcm, ((0, extra), (0, extra)))
+            self.k = top + 1
+        flat = pred.ravel().astype('int64') * self.k + label.ravel()
+        self.lcm += _onp.bincount(flat, minlength=self.k * self.k).reshape(self.k, self.k)
+
+    def update(self, labels, preds):
+        for truth, guess in _paired(labels, preds):
+            truth = truth.astype('int32')
+            guess = guess.argmax(axis=1) if guess.shape != truth.shape else guess
+            self._fold(truth, guess.astype('int32'))
+        self.num_inst += 1
+
 
 @register
 class Loss(EvalMetric):
-    """Mean of the values in ``preds`` (the labels are ignored)."""
+    """Mean of all values in ``preds``; the labels are ignored."""
 
     def __init__(self, name='loss', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
 
     def update(self, _, preds):
-        if isinstance(preds, _ARRAY_TYPES):
-            preds = [preds]
-        for pred in preds:
-            pred = _host(pred)
-            self.sum_metric += pred.sum().item()
-            self.num_inst += pred.size
+        for values in _as_list(preds):
+            values = _host(values)
+            self.sum_metric += values.sum().item()
+            self.num_inst += values.size
 
 
 @register
 class Torch(Loss):
-    """Dummy metric for torch criterions."""
+    """Placeholder metric for torch criterions (behaves like :class:`Loss`)."""
 
     def __init__(self, name='torch', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
 
 
+def _as_mx_np(x):
+    from ... import numpy as mnp
+    return x.as_np_ndarray() if isinstance(x, NDArray) else mnp.array(x)
+
+
 @register
 class CustomMetric(EvalMetric):
-    """A metric from ``feval(label, pred)``, called with ``mx.np`` arrays; it returns a value, or
-    ``(sum_metric, num_inst)``."""
+    """A metric from ``feval(label, pred)`` called on ``mx.np`` arrays, one pair at a time.
+
+    ``feval`` returns either a value (counted as one instance) or ``(sum_metric, num_inst)``.
+    """
 
     def __init__(self, feval, name=None, allow_extra_outputs=False, output_names=None, label_names=None):
         if name is None:
             name = feval.__name__
-            if name.find('<') != -1:
-                name = 'custom(%s)' % name
-        super().__init__(name, feval=feval, allow_extra_outputs=allow_extra_outputs,
-                         output_names=output_names, label_names=label_names)
-        self._feval = feval
-        self._allow_extra_outputs = allow_extra_outputs
+            if '<' in name:    # lambdas and other anonymous callables
+                name = 'custom({})'.format(name)
+        config = {'feval': feval, 'allow_extra_outputs': allow_extra_outputs}
+        super().__init__(name, output_names, label_names, **config)
+        self._feval, self._allow_extra_outputs = feval, allow_extra_outputs
 
     def update(self, labels, preds):
-        from ... import numpy as mnp
-        if not self._allow_extra_outputs:
-            labels, preds = check_label_shapes(labels, preds, True)
-        for pred, label in zip(preds, labels):
-            label = label.as_np_ndarray() if isinstance(label, NDArray) else mnp.array(label)
-            pred = pred.as_np_ndarray() if isinstance(pred, NDArray) else mnp.array(pred)
-            reval = self._feval(label, pred)
-            if isinstance(reval, tuple):
-                sum_metric, num_inst = reval
-                self.sum_metric += sum_metric
-                self.num_inst += num_inst
-            else:
-                self.sum_metric += reval
-                self.num_inst += 1
+        # With extra outputs allowed, surplus predictions are simply dropped by zip.
+        pairs = (labels, preds) if self._allow_extra_outputs else check_label_shapes(labels, preds, wrap=True)
+        for truth, guess in zip(*pairs):
+            out = self._feval(_as_mx_np(truth), _as_mx_np(guess))
+            total, count = out if isinstance(out, tuple) else (out, 1)
+            self.sum_metric += total
+            self.num_inst += count
 
     def get_config(self):
         raise NotImplementedError('CustomMetric cannot be serialized')
 
 
 def np(numpy_feval, name=None, allow_extra_outputs=False):  # pylint: disable=invalid-name
-    """A ``CustomMetric`` from ``numpy_feval(label, pred)``."""
-    def feval(label, pred):
-        return numpy_feval(label, pred)
-    feval.__name__ = numpy_feval.__name__
-    return CustomMetric(feval, name, allow_extra_outputs)
+    """Wrap ``numpy_feval(label, pred)`` as a :class:`CustomMetric` named after the function."""
+    def wrapped(*label_pred):
+        return numpy_feval(*label_pred)
+    wrapped.__name__ = numpy_feval.__name__   # so the default name is the user's function name
+    return CustomMetric(wrapped, name=name, allow_extra_outputs=allow_extra_outputs)
