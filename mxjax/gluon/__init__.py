@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from . import loss, nn, probability, rnn, utils
 from . import metric  # noqa: F401
+from . import model_zoo  # noqa: F401
 from .._ndarray import NDArray as _NDArray
 from ..base import numeric_types
 from ..symbol import Symbol as _Symbol
