@@ -24,6 +24,8 @@ from .kvstore import kvstore_server
 from . import symbol
 from . import symbol as sym
 from . import gluon
+from . import contrib
+from .gluon import metric  # MXNet 1.x's mx.metric, which MXNet 2.0 moved to mx.gluon.metric
 from . import visualization as viz
 from . import test_utils
 from . import model, callback
@@ -44,7 +46,6 @@ _REMOVED = {
     "mod": f"mx.mod (Module API) was removed in MXNet 2.0: {_GLUON_TRAINING}",
     "module": f"mx.module (Module API) was removed in MXNet 2.0: {_GLUON_TRAINING}",
     "rnn": "mx.rnn was removed in MXNet 2.0: use mx.gluon.rnn (LSTM, GRU, RNN and their cells)",
-    "metric": "mx.metric moved in MXNet 2.0: use mx.gluon.metric",
     "monitor": "mx.monitor was removed in MXNet 2.0: use HybridBlock.register_op_hook",
     "mon": "mx.mon was removed in MXNet 2.0: use HybridBlock.register_op_hook",
     "executor_manager": f"mx.executor_manager was removed in MXNet 2.0: {_GLUON_TRAINING}",
@@ -67,5 +68,5 @@ __all__ = [
     "is_np_array", "is_np_default_dtype", "is_np_shape", "np_array", "np_default_dtype", "np_shape",
     "set_np_shape", "use_np", "use_np_array", "use_np_default_dtype", "use_np_shape",
     "dlpack", "executor", "libinfo", "ndarray_doc", "symbol_doc", "numpy_dispatch_protocol", "numpy_op_signature",
-    "numpy_op_fallback", "np_symbol",
+    "numpy_op_fallback", "np_symbol", "contrib",
 ]

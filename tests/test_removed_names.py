@@ -7,7 +7,7 @@ from mxjax.base import RemovedAPIError
 
 @pytest.mark.parametrize("name, hint", [
     ("mod", "gluon.HybridBlock"), ("module", "gluon.Trainer"), ("rnn", "mx.gluon.rnn"),
-    ("metric", "mx.gluon.metric"), ("monitor", "register_op_hook"), ("mon", "register_op_hook"),
+    ("monitor", "register_op_hook"), ("mon", "register_op_hook"),
     ("executor_manager", "gluon.Trainer"), ("torch", "no replacement"), ("th", "no replacement"),
 ])
 def test_removed_module_names(name, hint):
@@ -35,3 +35,11 @@ def test_new_top_level_names_exist():
                  "log", "model"]:
         assert hasattr(mx, name), name
     assert mx.use_np is mx.util.use_np and mx.np_shape is mx.util.np_shape
+
+
+def test_metric_is_gluon_metric_for_1x_code():
+    # 1.x scripts use mx.metric; MXNet 2.0 moved it to mx.gluon.metric, and mxjax keeps both names
+    assert mx.metric is mx.gluon.metric
+    acc = mx.metric.create("acc")
+    acc.update([mx.nd.array([0, 1])], [mx.nd.array([[0.9, 0.1], [0.2, 0.8]])])
+    assert acc.get() == ("accuracy", 1.0)
