@@ -1,54 +1,55 @@
-"""``StochasticBlock``: a HybridBlock whose forward also reports losses (e.g. KL terms)."""
+"""``StochasticBlock``: a HybridBlock whose forward pass can also emit auxiliary losses (KL terms, ...)."""
 from __future__ import annotations
 
-from functools import wraps
+import functools
 from typing import Any, Callable
 
 from ...block import HybridBlock
 
 __all__ = ['StochasticBlock', 'StochasticSequential']
 
-
-def _indent(text: str, num_spaces: int) -> str:
-    lines = text.split('\n')
-    return '\n'.join(lines[:1] + [' ' * num_spaces + line for line in lines[1:]])
+_MISSING = object()
 
 
 class StochasticBlock(HybridBlock):
-    """A HybridBlock that collects losses added with ``add_loss`` during ``forward``.
+    """A HybridBlock that gathers the losses passed to ``add_loss`` while ``forward`` runs.
 
-    ``forward`` must be decorated with ``StochasticBlock.collectLoss``; after a call the
-    losses are in ``self.losses``.
+    Decorate ``forward`` with ``StochasticBlock.collectLoss``; after each call the gathered
+    terms are available as ``self.losses``.
     """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._losses: list = []
-        self._losscache: list = []
-        self._flag = False
+        self._losses: list = []      # the losses of the last completed call
+        self._pending: list = []     # filled by add_loss during the current call
+        self._wrapped_ok = False     # set by the collectLoss wrapper
 
     def add_loss(self, loss: Any) -> None:
-        """Record ``loss`` for the current forward pass."""
-        self._losscache.append(loss)
+        """Queue ``loss`` for the forward pass in progress."""
+        self._pending.append(loss)
 
     @staticmethod
     def collectLoss(func: Callable) -> Callable:  # pylint: disable=invalid-name
-        """Decorate ``forward``: return ``(output, losses)`` so that ``__call__`` can pick them up."""
-        @wraps(func)
-        def inner(self, *args, **kwargs):
-            out = func(self, *args, **kwargs)
-            collected, self._losscache = self._losscache, []
-            self._flag = True
-            return (out, collected)
-        return inner
+        """Wrap ``forward`` so that it answers ``(output, losses)``; ``__call__`` unpacks the pair."""
+        @functools.wraps(func)
+        def forward_with_losses(self, *args, **kwargs):
+            result = func(self, *args, **kwargs)
+            gathered = self._pending
+            self._pending = []
+            self._wrapped_ok = True
+            return result, gathered
+        return forward_with_losses
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self._flag = False
-        out = super().__call__(*args, **kwargs)
-        if not self._flag and not (isinstance(out, tuple) and len(out) == 2 and self._active):
+        self._wrapped_ok = False
+        packed = super().__call__(*args, **kwargs)
+        # a hybridized call replays a traced graph, so the flag may stay unset there: accept a pair
+        looks_packed = self._active and isinstance(packed, tuple) and len(packed) == 2
+        if not (self._wrapped_ok or looks_packed):
             raise ValueError("The forward function should be decorated by StochasticBlock.collectLoss")
-        self._losses = list(out[1])
-        return out[0]
+        result, gathered = packed
+        self._losses = list(gathered)
+        return result
 
     @property
     def losses(self) -> list:
@@ -56,45 +57,42 @@ class StochasticBlock(HybridBlock):
 
 
 class StochasticSequential(StochasticBlock):
-    """Stack StochasticBlocks (and plain blocks) sequentially, gathering their losses."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._layers: list = []
+    """Run child blocks one after another; each stochastic child's losses become one entry of ``losses``."""
 
     def add(self, *blocks: Any) -> None:
-        """Append ``blocks`` in order."""
-        for block in blocks:
-            self._layers.append(block)
-            self.register_child(block)
+        """Append ``blocks`` as children, in order."""
+        for blk in blocks:
+            self.register_child(blk)
 
     @StochasticBlock.collectLoss
     def forward(self, x, *args):
-        for block in self._children.values():
-            x = block(x, *args)
-            args = []
+        extra = args
+        for blk in self._children.values():
+            x = blk(x, *extra)
+            extra = ()
             if isinstance(x, (tuple, list)):
-                args = x[1:]
-                x = x[0]
-        if args:
-            x = tuple([x] + list(args))
-        for block in self._layers:
-            if hasattr(block, '_losses'):
-                self.add_loss(block._losses)
-        return x
+                # multi-output child: first item flows on, the rest become extra inputs
+                x, extra = x[0], tuple(x[1:])
+        for blk in self._children.values():
+            child_losses = getattr(blk, '_losses', _MISSING)
+            if child_losses is not _MISSING:
+                self.add_loss(child_losses)
+        return (x,) + extra if extra else x
 
     def __repr__(self) -> str:
-        modstr = '\n'.join('  ({}): {}'.format(key, _indent(repr(block), 2))
-                           for key, block in self._children.items())
-        return '{}(\n{}\n)'.format(type(self).__name__, modstr)
+        rows = []
+        for name, blk in self._children.items():
+            text = repr(blk).replace('\n', '\n  ')
+            rows.append(f'  ({name}): {text}')
+        return type(self).__name__ + '(\n' + '\n'.join(rows) + '\n)'
 
     def __getitem__(self, key: Any) -> Any:
-        layers = list(self._children.values())[key]
-        if isinstance(layers, list):
-            net = type(self)()
-            net.add(*layers)
-            return net
-        return layers
+        picked = list(self._children.values())[key]
+        if not isinstance(picked, list):
+            return picked
+        sub = type(self)()
+        sub.add(*picked)
+        return sub
 
     def __len__(self) -> int:
         return len(self._children)

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .... import numpy as np
-from .utils import constraint_check
+import numpy as onp
 
-__all__ = ["Constraint", "Real", "Boolean",
-           "Interval", "OpenInterval", "HalfOpenInterval", "UnitInterval",
-           "IntegerInterval", "IntegerOpenInterval", "IntegerHalfOpenInterval",
-           "GreaterThan", "GreaterThanEq", "IntegerGreaterThan", "IntegerGreaterThanEq",
-           "LessThan", "LessThanEq", "IntegerLessThan", "IntegerLessThanEq",
-           "Positive", "NonNegative", "PositiveInteger", "NonNegativeInteger",
-           "Simplex", "LowerTriangular", "LowerCholesky", "PositiveDefinite",
-           "Cat", "Stack"]
+from .... import numpy as np
+from . import utils as _utils
+
+__all__ = (["Constraint", "Real", "Boolean", "Simplex", "LowerTriangular", "LowerCholesky",
+            "PositiveDefinite", "Cat", "Stack", "Positive", "NonNegative", "PositiveInteger",
+            "NonNegativeInteger", "UnitInterval"]
+           + [prefix + kind for prefix in ("", "Integer")
+              for kind in ("Interval", "OpenInterval", "HalfOpenInterval", "GreaterThan", "GreaterThanEq",
+                           "LessThan", "LessThanEq")])
 
 
 def _is_integer(value: Any) -> Any:
@@ -33,25 +33,25 @@ class Constraint:
         raise NotImplementedError
 
     def _checked(self, condition: Any, value: Any, err_msg: str) -> Any:
-        return constraint_check()(condition, err_msg) * value
+        return _utils.constraint_check()(condition, err_msg) * value
 
 
 class _Dependent(Constraint):
-    """Placeholder for variables whose support depends on other variables."""
+    """Marks a support that is only known once the other parameters are (e.g. Uniform's)."""
 
     def check(self, value: Any) -> Any:
         raise ValueError('Cannot validate dependent constraint')
 
 
 def is_dependent(constraint: Any) -> bool:
+    """Whether ``constraint`` is a dependent placeholder (it cannot check values itself)."""
     return isinstance(constraint, _Dependent)
 
 
-class _DependentProperty(property, _Dependent):
-    """A property that reads as a ``_Dependent`` constraint on the class."""
-
-
-dependent_property = _DependentProperty
+# On the class it is a dependent constraint; on an instance it computes the actual one.
+dependent_property = type('dependent_property', (property, _Dependent), {
+    '__doc__': 'A property whose class-level value is a dependent constraint.'})
+_DependentProperty = dependent_property
 
 
 class Real(Constraint):
@@ -77,8 +77,7 @@ class _Bounded(Constraint):
 
     def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
         super().__init__()
-        self._lower_bound = lower_bound
-        self._upper_bound = upper_bound
+        self._lower_bound, self._upper_bound = lower_bound, upper_bound
 
     def _condition(self, value):
         raise NotImplementedError
@@ -164,7 +163,7 @@ class GreaterThan(_OneSided):
 
     def __init__(self, lower_bound: Any) -> None:
         super().__init__(lower_bound)
-        self._lower_bound = lower_bound
+        self._lower_bound = self._bound  # the name domain_map and the KL table read
 
     def _condition(self, value):
         return value > self._bound
@@ -184,7 +183,7 @@ class LessThan(_OneSided):
 
     def __init__(self, upper_bound: Any) -> None:
         super().__init__(upper_bound)
-        self._upper_bound = upper_bound
+        self._upper_bound = self._bound
 
     def _condition(self, value):
         return value < self._bound
@@ -270,9 +269,9 @@ class LowerCholesky(Constraint):
     def check(self, value):
         msg = ("Constraint violated: {} should be square lower triangular matrices"
                " with real and positive diagonal entries".format(value))
-        condition = np.all(np.tril(value) == value, axis=-1)
-        condition = condition & (np.diagonal(value, axis1=-2, axis2=-1) > 0)
-        return self._checked(condition, value, msg)
+        positive_diag = np.diagonal(value, axis1=-2, axis2=-1) > 0
+        rows_lower = np.all(value == np.tril(value), axis=-1)
+        return self._checked(positive_diag & rows_lower, value, msg)
 
 
 class PositiveDefinite(Constraint):
@@ -286,41 +285,43 @@ class PositiveDefinite(Constraint):
         return self._checked(condition, value, msg)
 
 
+def _all_constraints(seq) -> list:
+    seq = list(seq)
+    assert all(isinstance(c, Constraint) for c in seq)
+    return seq
+
+
 class Cat(Constraint):
-    """Apply ``constraint_seq`` to consecutive slices of ``lengths`` along ``axis``
-    (compatible with ``np.concatenate``)."""
+    """Check consecutive blocks of ``value`` along ``axis`` (of sizes ``lengths``, default 1 each)
+    with the matching entry of ``constraint_seq``; the ``np.concatenate`` counterpart."""
 
     def __init__(self, constraint_seq, axis=0, lengths=None):
-        assert all(isinstance(c, Constraint) for c in constraint_seq)
-        self._constraint_seq = list(constraint_seq)
-        if lengths is None:
-            lengths = [1] * len(self._constraint_seq)
-        self._lengths = list(lengths)
-        assert len(self._lengths) == len(self._constraint_seq), \
+        self._constraint_seq = _all_constraints(constraint_seq)
+        count = len(self._constraint_seq)
+        self._lengths = [1] * count if lengths is None else list(lengths)
+        assert len(self._lengths) == count, \
             "The number of lengths {} should be equal to number of constraints {}".format(
-                len(self._lengths), len(self._constraint_seq))
+                len(self._lengths), count)
         self._axis = axis
 
     def check(self, value):
-        parts, start = [], 0
-        for length, constraint in zip(self._lengths, self._constraint_seq):
-            part = np.take(value, indices=np.arange(start, start + length), axis=self._axis)
-            parts.append(constraint.check(part))
-            start = start + length
-        return np.concatenate(parts, self._axis)
+        stops = onp.cumsum(self._lengths).tolist()
+        starts = [0] + stops[:-1]
+        checked = [c.check(np.take(value, indices=np.arange(a, b), axis=self._axis))
+                   for c, a, b in zip(self._constraint_seq, starts, stops)]
+        return np.concatenate(checked, self._axis)
 
 
 class Stack(Constraint):
-    """Apply ``constraint_seq`` to the slices of ``value`` along ``axis``
-    (compatible with ``np.stack``)."""
+    """Check each slice of ``value`` along ``axis`` with the matching entry of ``constraint_seq``;
+    the ``np.stack`` counterpart."""
 
     def __init__(self, constraint_seq, axis=0):
-        assert all(isinstance(c, Constraint) for c in constraint_seq)
-        self._constraint_seq = list(constraint_seq)
+        self._constraint_seq = _all_constraints(constraint_seq)
         self._axis = axis
 
     def check(self, value):
-        size = value.shape[self._axis]
-        pieces = np.split(value, size, axis=self._axis)
-        pieces = [c.check(np.squeeze(v, axis=self._axis)) for v, c in zip(pieces, self._constraint_seq)]
-        return np.stack(pieces, self._axis)
+        ax = self._axis
+        slices = np.split(value, value.shape[ax], axis=ax)
+        return np.stack([c.check(np.squeeze(piece, axis=ax))
+                         for piece, c in zip(slices, self._constraint_seq)], ax)

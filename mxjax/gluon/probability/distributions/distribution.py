@@ -5,7 +5,7 @@ from numbers import Number
 from typing import Any
 
 from .... import numpy as np
-from .utils import cached_property, exp, sqrt
+from .utils import cached_property, exp, sample_n_shape, sqrt
 
 __all__ = ['Distribution', 'ExponentialFamily']
 
@@ -67,13 +67,24 @@ class Distribution:
         """Draw samples of shape ``size`` (``None``: the batch shape)."""
         raise NotImplementedError
 
-    def sample_n(self, size: Any) -> Any:
+    # Names of the (elementwise) parameters; when a subclass lists them, ``sample_n`` and
+    # ``broadcast_to`` below work without further code.
+    _batch_params: tuple = ()
+
+    def _given_params(self) -> list:
+        return [self.__dict__[k] for k in self._batch_params if k in self.__dict__]
+
+    def sample_n(self, size: Any = None) -> Any:
         """Draw samples of shape ``size + batch_shape``."""
-        raise NotImplementedError
+        if not self._batch_params:
+            raise NotImplementedError
+        return self.sample(sample_n_shape(size, *self._given_params()))
 
     def broadcast_to(self, batch_shape: tuple) -> "Distribution":
         """A new distribution with its parameters broadcast to ``batch_shape``."""
-        raise NotImplementedError
+        if not self._batch_params:
+            raise NotImplementedError
+        return self._broadcast_new(batch_shape, self._batch_params)
 
     def enumerate_support(self) -> Any:
         """All values in the support of a discrete distribution."""

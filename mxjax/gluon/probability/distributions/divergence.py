@@ -1,5 +1,8 @@
-"""KL divergences: ``kl_divergence(p, q)`` dispatches on ``(type(p), type(q))``; ``register_kl``
-adds pairs; ``empirical_kl`` is the Monte Carlo estimate."""
+"""Kullback-Leibler divergences.
+
+``kl_divergence(p, q)`` looks up a closed form by ``(type(p), type(q))`` (walking both MROs);
+``register_kl`` adds one; ``empirical_kl`` is the sampling estimate.
+"""
 from __future__ import annotations
 
 import math
@@ -18,207 +21,218 @@ from .utils import _digamma, _gammaln, absolute, exp, log, log1p
 
 __all__ = ['register_kl', 'kl_divergence', 'empirical_kl']
 
-_KL_REGISTRY: dict = {}
-_EULER = float(onp.euler_gamma)
+_TABLE: dict = {}
+_GAMMA_E = float(onp.euler_gamma)  # Euler-Mascheroni constant
+_LOG_2PI = math.log(2 * math.pi)
 
 
 def empirical_kl(p: Any, q: Any, n_samples: int = 1) -> Any:
-    r"""Monte Carlo estimate ``1/M sum_i log(p(x_i) / q(x_i))``, ``x_i ~ p``."""
-    samples = p.sample_n(n_samples)
-    return (p.log_prob(samples) - q.log_prob(samples)).mean(0)
+    r"""Sample mean of ``log p(x) - log q(x)`` over ``n_samples`` draws ``x ~ p``."""
+    draws = p.sample_n(n_samples)
+    gap = p.log_prob(draws) - q.log_prob(draws)
+    return gap.mean(0)
 
 
 def register_kl(typeP: type, typeQ: type) -> Callable:
-    """Decorator registering ``func(p, q)`` as ``KL(p || q)`` for ``typeP`` and ``typeQ``."""
-    def decorator(func: Callable) -> Callable:
-        if func.__code__.co_argcount != 2:
+    """Decorator: record ``fn(p, q)`` as ``KL(p || q)`` for the pair ``(typeP, typeQ)``."""
+    key = (typeP, typeQ)
+
+    def _install(fn: Callable) -> Callable:
+        nargs = fn.__code__.co_argcount
+        if nargs != 2:
             raise TypeError('Expect kl_divergence implementation to have exactly two arguments, '
-                            'but got {}'.format(func.__code__.co_argcount))
-        if (typeP, typeQ) in _KL_REGISTRY:  # MXNet keeps the first definition
+                            'but got {}'.format(nargs))
+        if key in _TABLE:  # first registration wins, as in MXNet
             warnings.warn("register_kl: KL({}, {}) is already registered; keeping the first definition"
                           .format(typeP.__name__, typeQ.__name__), stacklevel=2)
-        else:
-            _KL_REGISTRY[(typeP, typeQ)] = func
-        return func
-    return decorator
+            return fn
+        _TABLE[key] = fn
+        return fn
+    return _install
 
 
-def _dispatch_kl(type_p: type, type_q: type) -> Callable:
-    for p in type_p.__mro__:  # exact pair first, then base classes
-        for q in type_q.__mro__:
-            if (p, q) in _KL_REGISTRY:
-                return _KL_REGISTRY[(p, q)]
-    raise NotImplementedError(
-        "KL divergence between {} and {} is not implemented.".format(type_p.__name__, type_q.__name__))
+def _lookup(tp: type, tq: type) -> Callable:
+    pairs = ((a, b) for a in tp.__mro__ for b in tq.__mro__)
+    fn = next((_TABLE[k] for k in pairs if k in _TABLE), None)
+    if fn is None:
+        raise NotImplementedError(
+            "KL divergence between {} and {} is not implemented.".format(tp.__name__, tq.__name__))
+    return fn
 
 
 def kl_divergence(p: Any, q: Any) -> Any:
-    r"""``KL(p || q)``, computed by the implementation registered for ``(type(p), type(q))``."""
-    return _dispatch_kl(type(p), type(q))(p, q)
+    r"""``KL(p || q) = E_p[log p - log q]`` from the closed form registered for the pair."""
+    return _lookup(type(p), type(q))(p, q)
 
 
-@register_kl(Normal, Normal)
-def _kl_normal_normal(p, q):
-    var_ratio = (p.scale / q.scale) ** 2
-    t1 = ((p.loc - q.loc) / q.scale) ** 2
-    return 0.5 * (var_ratio + t1 - 1 - log(var_ratio))
+# ---------------------------------------------------------------- same-family pairs
+
+def _gaussian_like(p, q):
+    # 1/2 [ r - 1 - log r + ((mu_p - mu_q) / s_q)^2 ],  r = (s_p / s_q)^2
+    r = (p.scale / q.scale) ** 2
+    z = (p.loc - q.loc) / q.scale
+    return 0.5 * (r - log(r) + z * z - 1)
 
 
-@register_kl(Bernoulli, Bernoulli)
-def _kl_bernoulli_bernoulli(p, q):
-    return p.prob * log(p.prob / q.prob) + (1 - p.prob) * log((1 - p.prob) / (1 - q.prob))
+def _bernoulli_pair(p, q):
+    a, b = p.prob, q.prob
+    return a * log(a / b) + (1 - a) * log((1 - a) / (1 - b))
 
 
-@register_kl(Categorical, Categorical)
-def _kl_categorical_categorical(p, q):
+def _categorical_pair(p, q):
     return (p.prob * (p.logit - q.logit)).sum(-1)
 
 
-@register_kl(OneHotCategorical, OneHotCategorical)
-def _kl_onehotcategorical_onehotcategorical(p, q):
-    return _kl_categorical_categorical(p._categorical, q._categorical)
+def _onehot_pair(p, q):
+    return _categorical_pair(p._categorical, q._categorical)
 
 
-@register_kl(Uniform, Uniform)
-def _kl_uniform_uniform(p, q):
-    result = log((q.high - q.low) / (p.high - p.low))
-    return np.where((q.low > p.low) | (q.high < p.high), onp.inf, result)
+def _uniform_pair(p, q):
+    # log of the width ratio, infinite unless [p.low, p.high] sits inside [q.low, q.high]
+    outside = (p.low < q.low) | (p.high > q.high)
+    return np.where(outside, onp.inf, log(q.high - q.low) - log(p.high - p.low))
 
 
-@register_kl(Cauchy, Cauchy)
-def _kl_cauchy_cauchy(p, q):
-    return log((p.scale + q.scale) ** 2 + (p.loc - q.loc) ** 2) - log(4 * p.scale * q.scale)
+def _cauchy_pair(p, q):
+    num = (p.loc - q.loc) ** 2 + (p.scale + q.scale) ** 2
+    return log(num) - log(p.scale * q.scale * 4)
 
 
-@register_kl(Laplace, Laplace)
-def _kl_laplace_laplace(p, q):
-    scale_ratio = p.scale / q.scale
-    loc_abs_diff = absolute(p.loc - q.loc)
-    return -log(scale_ratio) + loc_abs_diff / q.scale + scale_ratio * exp(-loc_abs_diff / p.scale) - 1
+def _laplace_pair(p, q):
+    gap = absolute(p.loc - q.loc)
+    r = p.scale / q.scale
+    return r * exp(-gap / p.scale) + gap / q.scale - log(r) - 1
 
 
-@register_kl(Poisson, Poisson)
-def _kl_poisson_poisson(p, q):
-    return p.rate * (log(p.rate) - log(q.rate)) - (p.rate - q.rate)
+def _poisson_pair(p, q):
+    return q.rate - p.rate + p.rate * (log(p.rate) - log(q.rate))
 
 
-@register_kl(Geometric, Geometric)
-def _kl_geometric_geometric(p, q):
-    return -p.entropy() - log1p(-q.prob) / p.prob - q.logit
+def _geometric_pair(p, q):
+    return -(p.entropy() + log1p(-q.prob) / p.prob + q.logit)
 
 
-@register_kl(Exponential, Exponential)
-def _kl_exponential_exponential(p, q):
-    scale_ratio = p.scale / q.scale
-    return -log(scale_ratio) + scale_ratio - 1
+def _exponential_pair(p, q):
+    r = p.scale / q.scale
+    return r - log(r) - 1
 
 
-@register_kl(Pareto, Pareto)
-def _kl_pareto_pareto(p, q):
-    scale_ratio = p.scale / q.scale
-    alpha_ratio = q.alpha / p.alpha
-    result = q.alpha * log(scale_ratio) - log(alpha_ratio) + alpha_ratio - 1
-    return np.where(p.support._lower_bound < q.support._lower_bound, onp.nan, result)
+def _pareto_pair(p, q):
+    ra = q.alpha / p.alpha
+    value = ra - log(ra) - 1 + q.alpha * (log(p.scale) - log(q.scale))
+    # undefined when p puts mass below q's minimum
+    return np.where(q.support._lower_bound > p.support._lower_bound, onp.nan, value)
 
 
-@register_kl(Gumbel, Gumbel)
-def _kl_gumbel_gumbel(p, q):
-    ct1, ct2, ct3 = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
-    t1 = -log(ct1) - ct2 + ct3
-    t3 = exp(ct2 + _gammaln(1 + ct1) - ct3)
-    return t1 + ct1 * _EULER + t3 - (1 + _EULER)
+def _gumbel_pair(p, q):
+    r = p.scale / q.scale
+    mu_p, mu_q = p.loc / q.scale, q.loc / q.scale
+    tail = exp(mu_q - mu_p + _gammaln(1 + r))
+    return mu_p - mu_q - log(r) + _GAMMA_E * (r - 1) + tail - 1
 
 
-@register_kl(Gamma, Gamma)
-def _kl_gamma_gamma(p, q):
-    return (q.shape * log(q.scale / p.scale) + _gammaln(q.shape) - _gammaln(p.shape)
-            + (p.shape - q.shape) * _digamma(p.shape) + (p.shape * p.scale) * (1 / q.scale - 1 / p.scale))
+def _gamma_pair(p, q):
+    kp, kq, sp, sq = p.shape, q.shape, p.scale, q.scale
+    lgam = _gammaln(kq) - _gammaln(kp)
+    return kq * (log(sq) - log(sp)) + lgam + (kp - kq) * _digamma(kp) + kp * sp * (1 / sq - 1 / sp)
 
 
-@register_kl(Beta, Beta)
-def _kl_beta_beta(p, q):
-    sum_p, sum_q = p.beta + p.alpha, q.beta + q.alpha
-    t1 = _gammaln(q.alpha) + _gammaln(q.beta) + _gammaln(sum_p)
-    t2 = _gammaln(p.alpha) + _gammaln(p.beta) + _gammaln(sum_q)
-    t3 = (p.beta - q.beta) * _digamma(p.beta)
-    t4 = (p.alpha - q.alpha) * _digamma(p.alpha)
-    t5 = (sum_q - sum_p) * _digamma(sum_p)
-    return t1 - t2 + t3 + t4 + t5
+def _log_beta_fn(a, b):
+    return _gammaln(a) + _gammaln(b) - _gammaln(a + b)
 
 
-@register_kl(Dirichlet, Dirichlet)
-def _kl_dirichlet_dirichlet(p, q):
-    sum_p, sum_q = p.alpha.sum(-1), q.alpha.sum(-1)
-    t1 = _gammaln(sum_p) - _gammaln(sum_q)
-    t2 = (_gammaln(p.alpha) - _gammaln(q.alpha)).sum(-1)
-    t4 = _digamma(p.alpha) - np.expand_dims(_digamma(sum_p), -1)
-    return t1 - t2 + ((p.alpha - q.alpha) * t4).sum(-1)
+def _beta_pair(p, q):
+    tp, tq = p.alpha + p.beta, q.alpha + q.beta
+    digammas = ((p.alpha - q.alpha) * _digamma(p.alpha) + (p.beta - q.beta) * _digamma(p.beta)
+                + (tq - tp) * _digamma(tp))
+    return _log_beta_fn(q.alpha, q.beta) - _log_beta_fn(p.alpha, p.beta) + digammas
 
 
-@register_kl(HalfNormal, HalfNormal)
-def _kl_halfnormal_halfnormal(p, q):
-    var_ratio = (p.scale / q.scale) ** 2
-    t1 = ((p.loc - q.loc) / q.scale) ** 2
-    return 0.5 * (var_ratio + t1 - 1 - log(var_ratio))
+def _dirichlet_pair(p, q):
+    a, b = p.alpha, q.alpha
+    a0 = a.sum(-1)
+    log_norm = _gammaln(a0) - _gammaln(b.sum(-1)) + (_gammaln(b) - _gammaln(a)).sum(-1)
+    expected_log = _digamma(a) - np.expand_dims(_digamma(a0), -1)
+    return log_norm + ((a - b) * expected_log).sum(-1)
 
 
-@register_kl(Binomial, Binomial)
-def _kl_binomial_binomial(p, q):
-    kl = p.n * (p.prob * (p.logit - q.logit) + log1p(-p.prob) - log1p(-q.prob))
+def _binomial_pair(p, q):
+    value = p.n * (p.prob * (p.logit - q.logit) + log1p(-p.prob) - log1p(-q.prob))
     if p.n > q.n:
-        return kl * 0 + onp.inf  # MXNet: inf where p's support is not inside q's
-    return kl
+        return value * 0 + onp.inf  # p's support reaches outside q's
+    return value
 
 
-@register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_mvn_mvn(p, q):
-    def log_det(mvn):
-        return np.log(np.diagonal(mvn.scale_tril, axis1=-2, axis2=-1)).sum(-1)
-    term2 = np.trace(np.matmul(q.precision, p.cov), axis1=-2, axis2=-1)
-    diff = q.loc - p.loc
-    term3 = np.einsum('...i,...i->...', diff, np.einsum('...jk,...j->...k', q.precision, diff))
-    n = p.cov.shape[-1]
-    return 0.5 * (2 * (log_det(q) - log_det(p)) + term2 + term3 - n)
+def _half_log_det(mvn):
+    # log|Sigma| / 2 = sum log diag(L)
+    return np.log(np.diagonal(mvn.scale_tril, axis1=-2, axis2=-1)).sum(-1)
 
 
-@register_kl(Uniform, Normal)
-def _kl_uniform_normal(p, q):
-    width = p.high - p.low
-    t1 = log(math.sqrt(math.pi * 2) * q.scale / width)
-    t2 = width ** 2 / 12
-    t3 = ((p.high + p.low - 2 * q.loc) / 2) ** 2
-    return t1 + 0.5 * (t2 + t3) / (q.scale ** 2)
+def _mvn_pair(p, q):
+    dim = p.cov.shape[-1]
+    trace = np.trace(np.matmul(q.precision, p.cov), axis1=-2, axis2=-1)
+    d = q.loc - p.loc
+    mahalanobis = (d * np.einsum('...ij,...j->...i', q.precision, d)).sum(-1)
+    return _half_log_det(q) - _half_log_det(p) + 0.5 * (trace + mahalanobis - dim)
 
 
-@register_kl(Uniform, Gumbel)
-def _kl_uniform_gumbel(p, q):
-    common = q.scale / (p.high - p.low)
-    high_diff = (p.high - q.loc) / q.scale
-    low_diff = (p.low - q.loc) / q.scale
-    t1 = log(common) + 0.5 * (high_diff + low_diff)
-    t2 = common * (exp(-high_diff) - exp(-low_diff))
-    return t1 - t2
+# ---------------------------------------------------------------- cross-family pairs
+
+def _uniform_normal(p, q):
+    w = p.high - p.low
+    mid = 0.5 * (p.high + p.low)
+    spread = w * w / 12 + (mid - q.loc) ** 2
+    return log(q.scale / w) + 0.5 * _LOG_2PI + spread / (2 * q.scale ** 2)
 
 
-@register_kl(Exponential, Gumbel)
-def _kl_exponential_gumbel(p, q):
-    scale_rate_prod = q.scale / p.scale
-    loc_scale_ratio = q.loc / q.scale
-    t1 = log(scale_rate_prod) - 1
-    t2 = exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
-    return t1 - loc_scale_ratio + t2 + 1 / scale_rate_prod
+def _uniform_gumbel(p, q):
+    c = q.scale / (p.high - p.low)
+    hi = (p.high - q.loc) / q.scale
+    lo = (p.low - q.loc) / q.scale
+    return log(c) + 0.5 * (hi + lo) - c * (exp(-hi) - exp(-lo))
 
 
-@register_kl(Exponential, Normal)
-def _kl_exponential_normal(p, q):
-    var_normal = q.variance
-    rate_sqr = p.scale ** (-2)
-    t1 = 0.5 * log(rate_sqr * var_normal * 2 * math.pi)
-    return t1 - 1 + (1 / rate_sqr - q.loc * p.scale + (q.loc ** 2) * 0.5) / var_normal
+def _exponential_gumbel(p, q):
+    k = q.scale / p.scale
+    m = q.loc / q.scale
+    return log(k) - 1 - m + 1 / k + exp(m) * k / (1 + k)
 
 
-@register_kl(Exponential, Gamma)
-def _kl_exponential_gamma(p, q):
-    ratio = p.scale / q.scale
-    t1 = -q.shape * log(ratio)
-    return t1 + ratio + _gammaln(q.shape) + q.shape * _EULER - (1 + _EULER)
+def _exponential_normal(p, q):
+    s2 = q.variance
+    lam2 = 1 / p.scale ** 2
+    quad = p.scale ** 2 - q.loc * p.scale + 0.5 * q.loc ** 2
+    return 0.5 * log(2 * math.pi * lam2 * s2) - 1 + quad / s2
+
+
+def _exponential_gamma(p, q):
+    r = p.scale / q.scale
+    return r - q.shape * log(r) + _gammaln(q.shape) + _GAMMA_E * (q.shape - 1) - 1
+
+
+for _pair, _fn in (
+        ((Normal, Normal), _gaussian_like),
+        ((Bernoulli, Bernoulli), _bernoulli_pair),
+        ((Categorical, Categorical), _categorical_pair),
+        ((OneHotCategorical, OneHotCategorical), _onehot_pair),
+        ((Uniform, Uniform), _uniform_pair),
+        ((Cauchy, Cauchy), _cauchy_pair),
+        ((Laplace, Laplace), _laplace_pair),
+        ((Poisson, Poisson), _poisson_pair),
+        ((Geometric, Geometric), _geometric_pair),
+        ((Exponential, Exponential), _exponential_pair),
+        ((Pareto, Pareto), _pareto_pair),
+        ((Gumbel, Gumbel), _gumbel_pair),
+        ((Gamma, Gamma), _gamma_pair),
+        ((Beta, Beta), _beta_pair),
+        ((Dirichlet, Dirichlet), _dirichlet_pair),
+        ((HalfNormal, HalfNormal), _gaussian_like),  # loc is 0 for both
+        ((Binomial, Binomial), _binomial_pair),
+        ((MultivariateNormal, MultivariateNormal), _mvn_pair),
+        ((Uniform, Normal), _uniform_normal),
+        ((Uniform, Gumbel), _uniform_gumbel),
+        ((Exponential, Gumbel), _exponential_gumbel),
+        ((Exponential, Normal), _exponential_normal),
+        ((Exponential, Gamma), _exponential_gamma)):
+    register_kl(*_pair)(_fn)
+del _pair, _fn

@@ -1,4 +1,5 @@
-"""Real-valued location/scale distributions: Normal, Laplace, Cauchy, Gumbel, Uniform, StudentT."""
+"""Distributions on the real line parametrised by a location and a scale (plus Uniform and StudentT):
+Normal, Laplace, Cauchy, Gumbel, Uniform, StudentT."""
 from __future__ import annotations
 
 import math
@@ -9,301 +10,265 @@ import numpy as onp
 from .... import numpy as np
 from .constraint import Interval, Positive, Real
 from .distribution import Distribution, ExponentialFamily
-from .utils import (_erf, _erfinv, _gammaln, _digamma, absolute, arctan, exp, expm1,
-                    log, log1p, sample_n_shape, sign, sqrt, tan)
+from .utils import (_digamma, _erf, _erfinv, _gammaln, absolute, arctan, exp, expm1, log, log1p,
+                    sample_n_shape, sign, sqrt, tan)
 
 __all__ = ['Normal', 'Laplace', 'Cauchy', 'Gumbel', 'Uniform', 'StudentT']
 
-_EULER = float(onp.euler_gamma)
+_GAMMA_E = float(onp.euler_gamma)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+_SQRT2 = math.sqrt(2.0)
+
+
+def _validated(dist, value):
+    if dist._validate_args:
+        dist._validate_samples(value)
+    return value
 
 
 class _LocScale(Distribution):
-    """Shared ``__init__``/``broadcast_to`` for the ``(loc, scale)`` families."""
+    """Common state of the ``(loc, scale)`` families; ``_rng`` names the ``np.random`` sampler."""
+    _rng: str = ''
+    _batch_params = ('loc', 'scale')
 
     def __init__(self, loc=0.0, scale=1.0, validate_args=None):
-        self.loc = loc
-        self.scale = scale
+        self.loc, self.scale = loc, scale
         super().__init__(event_dim=0, validate_args=validate_args)
 
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('loc', 'scale'))
+    def _z(self, value):
+        """Validated standardised value ``(value - loc) / scale``."""
+        return (_validated(self, value) - self.loc) / self.scale
 
-    def _check(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
+    def _from_z(self, z):
+        return z * self.scale + self.loc
+
+    def sample(self, size=None):
+        return getattr(np.random, self._rng)(self.loc, self.scale, size)
 
 
 class Normal(_LocScale, ExponentialFamily):
-    r"""Normal distribution with mean ``loc`` and standard deviation ``scale``.
+    r"""Gaussian with mean ``loc`` and standard deviation ``scale``.
 
     Parameters
     ----------
-    loc : Tensor or scalar, default 0
-    scale : Tensor or scalar, default 1
+    loc : array or number, default 0 -- the mean
+    scale : array or number, default 1 -- the standard deviation
     """
     has_grad = True
     support = Real()
-    arg_constraints = {'loc': Real(), 'scale': Positive()}
+    arg_constraints = dict(loc=Real(), scale=Positive())
+    _rng = 'normal'
 
     def log_prob(self, value):
-        self._check(value)
-        return (-((value - self.loc) ** 2) / (2 * self.variance) - log(self.scale)
-                - math.log(math.sqrt(2 * math.pi)))
-
-    def sample(self, size=None):
-        return np.random.normal(self.loc, self.scale, size)
-
-    def sample_n(self, size=None):
-        return np.random.normal(self.loc, self.scale, sample_n_shape(size, self.loc, self.scale))
+        z = self._z(value)
+        return -0.5 * z * z - log(self.scale) - _LOG_SQRT_2PI
 
     def cdf(self, value):
-        self._check(value)
-        return 0.5 * (1 + _erf((value - self.loc) / (math.sqrt(2) * self.scale)))
+        return 0.5 + 0.5 * _erf(self._z(value) / _SQRT2)
 
     def icdf(self, value):
-        return self.loc + self.scale * _erfinv(2 * value - 1) * math.sqrt(2)
+        return self._from_z(_SQRT2 * _erfinv(2 * value - 1))
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def stddev(self):
-        return self.scale
-
-    @property
-    def variance(self):
-        return self.scale ** 2
+    mean = property(lambda self: self.loc)
+    stddev = property(lambda self: self.scale)
+    variance = property(lambda self: self.scale ** 2)
 
     def entropy(self):
-        return 0.5 + 0.5 * math.log(2 * math.pi) + log(self.scale)
+        return log(self.scale) + _LOG_SQRT_2PI + 0.5
 
     @property
     def _natural_params(self):
-        return (self.loc / (self.scale ** 2), -0.5 / (self.scale ** 2))
+        precision = 1 / self.scale ** 2
+        return (self.loc * precision, -0.5 * precision)
 
     def _log_normalizer(self, x, y):  # pylint: disable=arguments-differ
-        return -0.25 * x ** 2 / y + 0.5 * log(-math.pi / y)
+        # F(eta1, eta2) = -eta1^2 / (4 eta2) + log(pi / -eta2) / 2
+        return 0.5 * log(math.pi / -y) - x * x / (4 * y)
 
 
 class Laplace(_LocScale):
-    r"""Laplace distribution with location ``loc`` and scale ``scale``."""
+    r"""Double-exponential law with location ``loc`` and scale ``scale``."""
     has_grad = False
     support = Real()
-    arg_constraints = {'loc': Real(), 'scale': Positive()}
+    arg_constraints = dict(loc=Real(), scale=Positive())
+    _rng = 'laplace'
 
     def log_prob(self, value):
-        self._check(value)
-        return -log(2 * self.scale) - absolute(value - self.loc) / self.scale
-
-    def sample(self, size=None):
-        return np.random.laplace(self.loc, self.scale, size)
-
-    def sample_n(self, size=None):
-        return np.random.laplace(self.loc, self.scale, sample_n_shape(size, self.loc, self.scale))
+        return -absolute(self._z(value)) - log(2 * self.scale)
 
     def cdf(self, value):
-        self._check(value)
-        value = value - self.loc
-        return 0.5 - 0.5 * sign(value) * expm1(-absolute(value) / self.scale)
+        z = self._z(value)
+        return 0.5 * (1 - sign(z) * expm1(-absolute(z)))
 
     def icdf(self, value):
-        value = value - 0.5
-        return self.loc - self.scale * sign(value) * log1p(-2 * absolute(value))
+        u = value - 0.5
+        return self._from_z(-sign(u) * log1p(-2 * absolute(u)))
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def stddev(self):
-        return (2 ** 0.5) * self.scale
-
-    @property
-    def variance(self):
-        return 2 * (self.scale ** 2)
+    mean = property(lambda self: self.loc)
+    stddev = property(lambda self: _SQRT2 * self.scale)
+    variance = property(lambda self: 2 * self.scale ** 2)
 
     def entropy(self):
-        return 1 + log(2 * self.scale)
+        return log(2 * self.scale) + 1
 
 
 class Cauchy(_LocScale):
-    r"""Cauchy distribution with location ``loc`` and scale ``scale``."""
+    r"""Cauchy (Lorentz) law with location ``loc`` and scale ``scale``."""
     has_grad = True
     support = Real()
-    arg_constraints = {'loc': Real(), 'scale': Real()}
+    arg_constraints = dict(loc=Real(), scale=Real())
 
-    @property
-    def mean(self):
-        return onp.nan
-
-    @property
-    def variance(self):
-        return onp.nan
+    # no finite moments
+    mean = property(lambda self: onp.nan)
+    variance = property(lambda self: onp.nan)
 
     def sample(self, size=None):
-        shape = sample_n_shape(None, self.loc, self.scale) if size is None else size
-        return self.icdf(np.random.uniform(size=shape))
-
-    def sample_n(self, size=None):
-        return self.icdf(np.random.uniform(size=sample_n_shape(size, self.loc, self.scale)))
+        if size is None:
+            size = sample_n_shape(None, self.loc, self.scale)
+        return self.icdf(np.random.uniform(size=size))  # inverse-cdf sampling
 
     def log_prob(self, value):
-        self._check(value)
-        return -math.log(math.pi) - log(self.scale) - log1p(((value - self.loc) / self.scale) ** 2)
+        z = self._z(value)
+        return -(log1p(z * z) + log(self.scale) + math.log(math.pi))
 
     def cdf(self, value):
-        self._check(value)
-        return arctan((value - self.loc) / self.scale) / math.pi + 0.5
+        return 0.5 + arctan(self._z(value)) / math.pi
 
     def icdf(self, value):
-        return tan(math.pi * (value - 0.5)) * self.scale + self.loc
+        return self._from_z(tan((value - 0.5) * math.pi))
 
     def entropy(self):
-        return math.log(4 * math.pi) + log(self.scale)
+        return log(self.scale) + math.log(4 * math.pi)
 
 
 class Gumbel(_LocScale):
-    r"""Gumbel (type-I extreme value) distribution."""
+    r"""Gumbel (extreme value type I) law."""
     has_grad = True
     support = Real()
-    arg_constraints = {'loc': Real(), 'scale': Positive()}
+    arg_constraints = dict(loc=Real(), scale=Positive())
+    _rng = 'gumbel'
 
     def __init__(self, loc, scale=1, validate_args=None):
         super().__init__(loc, scale, validate_args)
 
     def log_prob(self, value):
-        self._check(value)
-        y = (self.loc - value) / self.scale
-        return (y - exp(y)) - log(self.scale)
+        z = self._z(value)
+        return -(z + exp(-z)) - log(self.scale)
 
     def cdf(self, value):
-        self._check(value)
-        return exp(-exp(-(value - self.loc) / self.scale))
+        return exp(-exp(-self._z(value)))
 
     def icdf(self, value):
-        return self.loc + self.scale * (-log(-log(value)))
-
-    def sample(self, size=None):
-        return np.random.gumbel(self.loc, self.scale, size)
-
-    def sample_n(self, size=None):
-        return np.random.gumbel(self.loc, self.scale, sample_n_shape(size, self.loc, self.scale))
+        return self._from_z(-log(-log(value)))
 
     @property
     def mean(self):
-        return self.loc + self.scale * _EULER
+        return self._from_z(_GAMMA_E)
 
     @property
     def stddev(self):
-        return (math.pi / math.sqrt(6)) * self.scale
+        return self.scale * math.pi / math.sqrt(6)
 
     @property
     def variance(self):
         return self.stddev ** 2
 
     def entropy(self):
-        return log(self.scale) + (1 + _EULER)
+        return 1 + _GAMMA_E + log(self.scale)
 
 
 class Uniform(Distribution):
-    r"""Uniform distribution on ``[low, high)``."""
+    r"""Flat law on ``[low, high)``."""
     has_grad = False
-    arg_constraints = {'low': Real(), 'high': Real()}
+    arg_constraints = dict(low=Real(), high=Real())
+    _batch_params = ('low', 'high')
 
     def __init__(self, low=0.0, high=1.0, validate_args=None):
-        self.low = low
-        self.high = high
+        self.low, self.high = low, high
         super().__init__(event_dim=0, validate_args=validate_args)
 
+    def _width(self):
+        return self.high - self.low
+
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        inside = (self.low < value) * (self.high > value)
-        inside = float(inside) if isinstance(inside, bool) else inside.astype(getattr(value, 'dtype', 'float32'))
-        return log(inside) - log(self.high - self.low)
+        value = _validated(self, value)
+        mask = (value > self.low) * (value < self.high)
+        if isinstance(mask, bool):
+            mask = float(mask)
+        else:
+            mask = mask.astype(getattr(value, 'dtype', 'float32'))
+        return log(mask) - log(self._width())  # -inf outside the interval
 
     def sample(self, size=None):
         return np.random.uniform(self.low, self.high, size=size)
-
-    def sample_n(self, size=None):
-        return np.random.uniform(self.low, self.high, size=sample_n_shape(size, self.low, self.high))
 
     @property
     def support(self):
         return Interval(self.low, self.high)
 
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('low', 'high'))
-
     def cdf(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        return np.clip((value - self.low) / (self.high - self.low), 0, 1)
+        frac = (_validated(self, value) - self.low) / self._width()
+        return np.clip(frac, 0, 1)
 
     def icdf(self, value):
-        return value * (self.high - self.low) + self.low
+        return self.low + self._width() * value
 
-    @property
-    def mean(self):
-        return (self.high + self.low) / 2
-
-    @property
-    def variance(self):
-        return (self.high - self.low) ** 2 / 12
+    mean = property(lambda self: 0.5 * (self.low + self.high))
+    variance = property(lambda self: self._width() ** 2 / 12)
 
     def entropy(self):
-        return log(self.high - self.low)
+        return log(self._width())
+
+
+def _by_df(df, threshold, below, otherwise):
+    """``below`` where ``df <= threshold``, else ``otherwise`` (scalar or elementwise)."""
+    if isinstance(df, Number):
+        return below if df <= threshold else otherwise
+    return np.where(df <= threshold, below, otherwise)
 
 
 class StudentT(Distribution):
-    r"""Student's t distribution with ``df`` degrees of freedom, location and scale."""
+    r"""Student's t law with ``df`` degrees of freedom, shifted by ``loc`` and stretched by ``scale``."""
     support = Real()
-    arg_constraints = {'df': Positive(), 'loc': Real(), 'scale': Real()}
+    arg_constraints = dict(df=Positive(), loc=Real(), scale=Real())
+    _batch_params = ('df', 'loc', 'scale')
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
-        self.df = df
-        self.loc = loc
-        self.scale = scale
+        self.df, self.loc, self.scale = df, loc, scale
         super().__init__(event_dim=0, validate_args=validate_args)
-
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('df', 'loc', 'scale'))
 
     @property
     def mean(self):
-        if isinstance(self.df, Number):
-            return onp.nan if self.df <= 1 else self.loc
-        return np.where(self.df <= 1, onp.nan, self.loc)
+        return _by_df(self.df, 1, onp.nan, self.loc)  # undefined for df <= 1
 
     @property
     def variance(self):
         df = self.df
-        if isinstance(df, Number):
-            return onp.nan if df <= 1 else (onp.inf if df <= 2 else self.scale ** 2 * df / (df - 2))
-        v = self.scale ** 2 * df / (df - 2)
-        v = np.where(df <= 2, onp.inf, v)
-        return np.where(df <= 1, onp.nan, v)
+        if isinstance(df, Number) and df <= 2:
+            return onp.nan if df <= 1 else onp.inf
+        finite = df * self.scale ** 2 / (df - 2)
+        return _by_df(df, 1, onp.nan, _by_df(df, 2, onp.inf, finite))
 
     def sample(self, size=None):
-        shape = sample_n_shape(None, self.df, self.loc, self.scale) if size is None else size
-        x = np.random.normal(size=shape)
-        z = np.random.chisquare(self.df, size=shape)
-        return self.loc + x * sqrt(self.df / z) * self.scale
+        # loc + scale * N / sqrt(V / df), with N standard normal and V ~ chi2(df)
+        if size is None:
+            size = sample_n_shape(None, self.df, self.loc, self.scale)
+        normal = np.random.normal(size=size)
+        chi2 = np.random.chisquare(self.df, size=size)
+        return self.loc + self.scale * normal * sqrt(self.df / chi2)
 
-    def sample_n(self, size=None):
-        return self.sample(sample_n_shape(size, self.df, self.loc, self.scale))
+    def _log_beta_half(self):
+        """``log B(df / 2, 1 / 2)``."""
+        half = 0.5 * self.df
+        return _gammaln(half) + math.lgamma(0.5) - _gammaln(half + 0.5)
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
+        z = (_validated(self, value) - self.loc) / self.scale
         df = self.df
-        value = (value - self.loc) / self.scale
-        return (_gammaln((df + 1) / 2) - _gammaln(df / 2) - log(self.scale) - 0.5 * log(df * math.pi)
-                - 0.5 * (df + 1) * log1p(value ** 2 / df))
+        return (-0.5 * (df + 1) * log1p(z * z / df) - 0.5 * log(df) - log(self.scale)
+                - self._log_beta_half())
 
     def entropy(self):
         df = self.df
-        lbeta = _gammaln(0.5 * df) + math.lgamma(0.5) - _gammaln(0.5 * (df + 1))
-        return (log(self.scale) + 0.5 * (df + 1) * (_digamma(0.5 * (df + 1)) - _digamma(0.5 * df))
-                + 0.5 * log(df) + lbeta)
+        psi_gap = _digamma(0.5 * (df + 1)) - _digamma(0.5 * df)
+        return log(self.scale) + 0.5 * log(df) + self._log_beta_half() + 0.5 * (df + 1) * psi_gap

@@ -1,5 +1,5 @@
-"""Distributions on positive reals and the simplex: Exponential, Gamma, Chi2, Beta, Dirichlet,
-FisherSnedecor."""
+"""Distributions on the positive half-line and on the simplex:
+Exponential, Gamma, Chi2, Beta, Dirichlet, FisherSnedecor."""
 from __future__ import annotations
 
 from numbers import Number
@@ -15,11 +15,31 @@ from .utils import (_clip_float_eps, _clip_prob, _digamma, _gammaln, as_tuple, c
 __all__ = ['Exponential', 'Gamma', 'Chi2', 'Beta', 'Dirichlet', 'FisherSnedecor']
 
 
+def _in_support(dist, value):
+    """Run the support check when the distribution validates its inputs; hand back ``value``."""
+    if dist._validate_args:
+        dist._validate_samples(value)
+    return value
+
+
+def _log_beta(a, b):
+    """``log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b)``."""
+    return _gammaln(a) + _gammaln(b) - _gammaln(a + b)
+
+
+def _nan_where_at_most(x, bound):
+    """``x`` with entries ``<= bound`` replaced by NaN (scalars stay scalars)."""
+    if isinstance(x, Number):
+        return onp.nan if x <= bound else x
+    return np.where(x <= bound, onp.nan, x)
+
+
 class Exponential(ExponentialFamily):
-    r"""Exponential distribution with mean ``scale`` (rate ``1 / scale``)."""
+    r"""Exponential law with mean ``scale``; the rate is ``1 / scale``."""
     has_grad = True
     support = Positive()
-    arg_constraints = {'scale': Positive()}
+    arg_constraints = dict(scale=Positive())
+    _batch_params = ('scale',)
 
     def __init__(self, scale=1.0, validate_args=None):
         self.scale = scale
@@ -29,42 +49,26 @@ class Exponential(ExponentialFamily):
     def rate(self):
         return 1 / self.scale
 
-    @property
-    def mean(self):
-        return self.scale
-
-    @property
-    def variance(self):
-        return self.scale ** 2
-
-    @property
-    def stddev(self):
-        return self.scale
+    mean = property(lambda self: self.scale)
+    stddev = property(lambda self: self.scale)
+    variance = property(lambda self: self.scale ** 2)
 
     def sample(self, size=None):
         return np.random.exponential(self.scale, size=size)
 
-    def sample_n(self, size=None):
-        return np.random.exponential(self.scale, size=sample_n_shape(size, self.scale))
-
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('scale',))
-
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        return log(self.rate) - self.rate * value
+        x = _in_support(self, value)
+        return -x * self.rate + log(self.rate)
 
     def cdf(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        return 1 - exp(-self.rate * value)
+        x = _in_support(self, value)
+        return 1 - exp(-x / self.scale)
 
     def icdf(self, value):
-        return -self.scale * log1p(-value)
+        return log1p(-value) * -self.scale
 
     def entropy(self):
-        return 1.0 + log(self.scale)
+        return log(self.scale) + 1.0
 
     @property
     def _natural_params(self):
@@ -75,42 +79,34 @@ class Exponential(ExponentialFamily):
 
 
 class Gamma(ExponentialFamily):
-    r"""Gamma distribution with shape ``shape`` and scale ``scale``."""
+    r"""Gamma law with shape ``k`` and scale ``theta``: density ``x^(k-1) e^(-x/theta) / (Gamma(k) theta^k)``."""
     has_grad = False
-    support = Real()  # as MXNet (log_prob is -inf/nan below 0)
-    arg_constraints = {'shape': Positive(), 'scale': Positive()}
+    support = Real()  # MXNet declares the reals; log_prob answers -inf / nan below zero
+    arg_constraints = dict(shape=Positive(), scale=Positive())
+    _batch_params = ('shape', 'scale')
 
     def __init__(self, shape, scale=1.0, validate_args=None):
-        self.shape = shape
-        self.scale = scale
+        self.shape, self.scale = shape, scale
         super().__init__(event_dim=0, validate_args=validate_args)
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        a, b = self.shape, 1 / self.scale
-        return a * log(b) + (a - 1) * log(value) - b * value - _gammaln(a)
+        x = _in_support(self, value)
+        k, theta = self.shape, self.scale
+        return (k - 1) * log(x) - x / theta - k * log(theta) - _gammaln(k)
 
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('shape', 'scale'))
+    def _draw(self, size):
+        # unit-scale gamma, stretched
+        return self.scale * np.random.gamma(self.shape, 1, size)
 
     def sample(self, size=None):
-        return np.random.gamma(self.shape, 1, size) * self.scale
+        return self._draw(size)
 
-    def sample_n(self, size=None):
-        return np.random.gamma(self.shape, 1, sample_n_shape(size, self.shape, self.scale)) * self.scale
-
-    @property
-    def mean(self):
-        return self.shape * self.scale
-
-    @property
-    def variance(self):
-        return self.shape * (self.scale ** 2)
+    mean = property(lambda self: self.scale * self.shape)
+    variance = property(lambda self: self.shape * self.scale * self.scale)
 
     def entropy(self):
-        return (self.shape + log(self.scale) + _gammaln(self.shape)
-                + (1 - self.shape) * _digamma(self.shape))
+        k = self.shape
+        return k + _gammaln(k) + log(self.scale) - (k - 1) * _digamma(k)
 
     @property
     def _natural_params(self):
@@ -118,95 +114,84 @@ class Gamma(ExponentialFamily):
 
 
 class Chi2(Gamma):
-    r"""Chi-squared distribution with ``df`` degrees of freedom (``Gamma(df / 2, 2)``)."""
-    arg_constraints = {'df': Positive()}
+    r"""Chi-squared law with ``df`` degrees of freedom, i.e. ``Gamma(df / 2, 2)``."""
+    arg_constraints = dict(df=Positive())
 
     def __init__(self, df, validate_args=None):
-        super().__init__(df / 2, 2, validate_args)
+        super().__init__(0.5 * df, 2, validate_args)
 
     @property
     def df(self):
-        return self.shape * 2
+        return 2 * self.shape
 
 
 class Beta(ExponentialFamily):
-    r"""Beta distribution with concentrations ``alpha`` and ``beta``."""
+    r"""Beta law on ``[0, 1]`` with concentrations ``alpha`` and ``beta``."""
     has_grad = False
     support = UnitInterval()
-    arg_constraints = {'alpha': Positive(), 'beta': Positive()}
+    arg_constraints = dict(alpha=Positive(), beta=Positive())
+    _batch_params = ('alpha', 'beta')
 
     def __init__(self, alpha, beta, validate_args=None):
-        self.alpha = alpha
-        self.beta = beta
+        self.alpha, self.beta = alpha, beta
         super().__init__(event_dim=0, validate_args=validate_args)
 
     def sample(self, size=None):
-        x = np.random.gamma(self.alpha, 1, size=size)
-        y = np.random.gamma(self.beta, 1, size=size)
-        return _clip_prob(x / (x + y))
-
-    def sample_n(self, size=None):
-        return self.sample(sample_n_shape(size, self.alpha, self.beta))
-
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('alpha', 'beta'))
+        # X / (X + Y) with independent Gamma(alpha), Gamma(beta) draws
+        ga = np.random.gamma(self.alpha, 1, size=size)
+        gb = np.random.gamma(self.beta, 1, size=size)
+        return _clip_prob(ga / (gb + ga))
 
     @property
     def mean(self):
-        return self.alpha / (self.alpha + self.beta)
+        return self.alpha / (self.beta + self.alpha)
 
     @property
     def variance(self):
-        a, b = self.alpha, self.beta
-        return a * b / ((a + b) ** 2 * (a + b + 1))
+        total = self.alpha + self.beta
+        return self.alpha * self.beta / (total * total * (1 + total))
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        a, b = self.alpha, self.beta
-        lgamma_term = _gammaln(a + b) - _gammaln(a) - _gammaln(b)
-        return (a - 1) * log(value) + (b - 1) * log1p(-value) + lgamma_term
+        x = _in_support(self, value)
+        return (self.alpha - 1) * log(x) + (self.beta - 1) * log1p(-x) - _log_beta(self.alpha, self.beta)
 
     def entropy(self):
         a, b = self.alpha, self.beta
-        lgamma_term = _gammaln(a + b) - _gammaln(a) - _gammaln(b)
-        return (-lgamma_term - (a - 1) * _digamma(a) - (b - 1) * _digamma(b)
-                + (a + b - 2) * _digamma(a + b))
+        return (_log_beta(a, b) + (a + b - 2) * _digamma(a + b)
+                - (a - 1) * _digamma(a) - (b - 1) * _digamma(b))
 
 
 class Dirichlet(ExponentialFamily):
-    r"""Dirichlet distribution with concentration ``alpha`` (last axis: the categories)."""
+    r"""Dirichlet law on the simplex with concentration ``alpha`` (categories on the last axis)."""
     has_grad = False
     support = Simplex()
-    arg_constraints = {'alpha': Positive()}
+    arg_constraints = dict(alpha=Positive())
 
     def __init__(self, alpha, validate_args=None):
         self.alpha = alpha
         super().__init__(event_dim=1, validate_args=validate_args)
 
-    def _from_gamma(self, shape):
-        gamma_samples = np.random.gamma(self.alpha, 1, shape)
-        return _clip_float_eps(gamma_samples / gamma_samples.sum(-1, keepdims=True))
+    def _k(self):
+        return shape_of(self.alpha)[-1:]
+
+    def _normalised_gammas(self, shape):
+        g = np.random.gamma(self.alpha, 1, shape)
+        return _clip_float_eps(g / g.sum(-1, keepdims=True))
 
     def sample(self, size=None):
-        if size is None:
-            return self._from_gamma(None)
-        return self._from_gamma(as_tuple(size) + shape_of(self.alpha)[-1:])
+        return self._normalised_gammas(None if size is None else as_tuple(size) + self._k())
 
     def sample_n(self, size=None):
-        if size is None:
-            return self.sample()
-        return self._from_gamma(sample_n_shape(size, self.alpha))
+        return self.sample() if size is None else self._normalised_gammas(sample_n_shape(size, self.alpha))
 
     def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('alpha',), shape_of(self.alpha)[-1:])
+        return self._broadcast_new(batch_shape, ('alpha',), self._k())
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        alpha = self.alpha
-        return ((log(value) * (alpha - 1.0)).sum(-1) + _gammaln(alpha.sum(-1))
-                - _gammaln(alpha).sum(-1))
+        x = _in_support(self, value)
+        a = self.alpha
+        log_norm = _gammaln(a).sum(-1) - _gammaln(a.sum(-1))  # log of the multivariate beta function
+        return ((a - 1.0) * log(x)).sum(-1) - log_norm
 
     @property
     def mean(self):
@@ -214,61 +199,48 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def variance(self):
-        a = self.alpha
-        s = a.sum(-1, keepdims=True)
-        return a * (s - a) / ((s + 1) * s ** 2)
+        a0 = self.alpha.sum(-1, keepdims=True)
+        m = self.alpha / a0
+        return m * (1 - m) / (a0 + 1)
 
     def entropy(self):
         a = self.alpha
         a0 = a.sum(-1)
-        log_b_alpha = _gammaln(a).sum(-1) - _gammaln(a0)
-        return (log_b_alpha + (a - 1).sum(-1) * _digamma(a0)
-                - ((a - 1) * _digamma(a)).sum(-1))
+        k = a.shape[-1]
+        log_norm = _gammaln(a).sum(-1) - _gammaln(a0)
+        return log_norm + (a0 - k) * _digamma(a0) - ((a - 1) * _digamma(a)).sum(-1)
 
 
 class FisherSnedecor(Distribution):
-    r"""Fisher-Snedecor (F) distribution with ``df1`` and ``df2`` degrees of freedom."""
+    r"""Fisher-Snedecor (F) law with ``df1`` and ``df2`` degrees of freedom."""
     support = Positive()
-    arg_constraints = {'df1': Positive(), 'df2': Positive()}
+    arg_constraints = dict(df1=Positive(), df2=Positive())
+    _batch_params = ('df1', 'df2')
 
     def __init__(self, df1, df2, validate_args=None):
-        self.df1 = df1
-        self.df2 = df2
+        self.df1, self.df2 = df1, df2
         super().__init__(event_dim=0, validate_args=validate_args)
-
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('df1', 'df2'))
 
     @property
     def mean(self):
-        if isinstance(self.df2, Number):
-            return onp.nan if self.df2 <= 2 else self.df2 / (self.df2 - 2)
-        df2 = np.where(self.df2 <= 2, onp.nan, self.df2)
-        return df2 / (df2 - 2)
+        d2 = _nan_where_at_most(self.df2, 2)  # undefined for df2 <= 2
+        return d2 / (d2 - 2)
 
     @property
     def variance(self):
-        df1, df2 = self.df1, self.df2
-        if isinstance(df2, Number):
-            df2 = onp.nan if df2 <= 4 else df2
-        else:
-            df2 = np.where(df2 <= 4, onp.nan, df2)
-        return 2 * df2 ** 2 * (df1 + df2 - 2) / (df1 * (df2 - 2) ** 2 * (df2 - 4))
+        d1, d2 = self.df1, _nan_where_at_most(self.df2, 4)  # undefined for df2 <= 4
+        return 2 * d2 * d2 * (d1 + d2 - 2) / (d1 * (d2 - 4) * (d2 - 2) ** 2)
 
     def sample(self, size=None):
-        shape = sample_n_shape(None, self.df1, self.df2) if size is None else size
-        x1 = np.random.chisquare(self.df1, size=shape) / self.df1
-        x2 = np.random.chisquare(self.df2, size=shape) / self.df2
-        return x1 / x2
-
-    def sample_n(self, size=None):
-        return self.sample(sample_n_shape(size, self.df1, self.df2))
+        # ratio of two chi-squares, each divided by its degrees of freedom
+        shape = size if size is not None else sample_n_shape(None, self.df1, self.df2)
+        num = np.random.chisquare(self.df1, size=shape) / self.df1
+        den = np.random.chisquare(self.df2, size=shape) / self.df2
+        return num / den
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        ct1, ct2, ct3 = self.df1 / 2, self.df2 / 2, self.df1 / self.df2
-        t1 = _gammaln(ct1 + ct2) - _gammaln(ct1) - _gammaln(ct2)
-        t2 = log(ct3) * ct1 + (ct1 - 1) * log(value)
-        t3 = (ct1 + ct2) * log1p(ct3 * value)
-        return t1 + t2 - t3
+        x = _in_support(self, value)
+        h1, h2 = self.df1 / 2, self.df2 / 2
+        r = self.df1 / self.df2
+        return (h1 * log(r) + (h1 - 1) * log(x) - (h1 + h2) * log1p(r * x)
+                - _log_beta(h1, h2))

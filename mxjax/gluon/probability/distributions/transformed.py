@@ -1,6 +1,9 @@
-"""Distributions built from others: TransformedDistribution, Independent, and the families MXNet
-defines through transformations (HalfNormal, HalfCauchy, Pareto, Weibull, RelaxedBernoulli,
-RelaxedOneHotCategorical)."""
+"""Distributions obtained from other distributions.
+
+``TransformedDistribution`` pushes a base distribution through a list of transformations;
+``Independent`` moves batch axes into the event.  The rest are MXNet's families defined that
+way: HalfNormal, HalfCauchy, Pareto, Weibull, RelaxedBernoulli, RelaxedOneHotCategorical.
+"""
 from __future__ import annotations
 
 import math
@@ -16,99 +19,102 @@ from .discrete import _check_num_events, _ProbLogit
 from .distribution import Distribution
 from .location_scale import Cauchy, Normal
 from .positive import Exponential
-from .utils import _gammaln, as_tuple, exp, log, log1p, sample_n_shape, shape_of, sum_right_most
+from .utils import _gammaln, as_tuple, exp, log, log1p, shape_of, sum_right_most
 
 __all__ = ['TransformedDistribution', 'Independent', 'HalfNormal', 'HalfCauchy', 'Pareto', 'Weibull',
            'RelaxedBernoulli', 'RelaxedOneHotCategorical']
 
+_LOG2 = math.log(2.0)
+
 
 class TransformedDistribution(Distribution):
-    """``T_n(...T_1(X))`` for ``X ~ base_dist`` and ``transforms = [T_1, ..., T_n]``."""
+    """Law of ``T_n(...T_1(X))`` where ``X ~ base_dist`` and ``transforms = [T_1, ..., T_n]``."""
 
     def __init__(self, base_dist, transforms, validate_args=None):
-        self._base_dist = base_dist
-        if isinstance(transforms, Transformation):
-            transforms = [transforms]
-        self._transforms = transforms
-        event_dim = max([base_dist.event_dim] + [t.event_dim for t in transforms])
-        super().__init__(event_dim=event_dim, validate_args=validate_args)
+        chain = [transforms] if isinstance(transforms, Transformation) else list(transforms)
+        self._base_dist, self._transforms = base_dist, chain
+        widest = max([base_dist.event_dim] + [t.event_dim for t in chain])
+        super().__init__(event_dim=widest, validate_args=validate_args)
 
-    def _forward(self, x):
-        for t in self._transforms:
-            x = t(x)
+    def _push(self, x):
+        for step in self._transforms:
+            x = step(x)
         return x
 
+    def _overall_sign(self):
+        out = 1
+        for step in self._transforms:
+            out = out * step.sign
+        return out
+
     def sample(self, size=None):
-        return self._forward(self._base_dist.sample(size))
+        return self._push(self._base_dist.sample(size))
 
     def sample_n(self, size=None):
-        return self._forward(self._base_dist.sample_n(size))
+        return self._push(self._base_dist.sample_n(size))
 
     def log_prob(self, value):
-        """``log p(y) = log p_base(x) - log|dy/dx|`` with ``x = T^-1(y)``."""
-        log_prob = 0.0
-        y = value
-        for t in reversed(self._transforms):
-            x = t.inv(y)
-            log_prob = log_prob - sum_right_most(t.log_det_jacobian(x, y), self.event_dim - t.event_dim)
-            y = x
-        return log_prob + sum_right_most(self._base_dist.log_prob(y),
-                                         self.event_dim - self._base_dist.event_dim)
+        """Change of variables: pull ``value`` back through the chain, subtracting each ``log|dy/dx|``."""
+        correction = 0.0
+        for step in self._transforms[::-1]:
+            pre = step.inv(value)
+            correction = correction + sum_right_most(step.log_det_jacobian(pre, value),
+                                                     self.event_dim - step.event_dim)
+            value = pre
+        base_lp = sum_right_most(self._base_dist.log_prob(value), self.event_dim - self._base_dist.event_dim)
+        return base_lp - correction
 
     def cdf(self, value):
-        sign = 1
-        for t in reversed(self._transforms):
-            value = t.inv(value)
-            sign = sign * t.sign
-        return sign * (self._base_dist.cdf(value) - 0.5) + 0.5
+        for step in self._transforms[::-1]:
+            value = step.inv(value)
+        # a decreasing chain mirrors the base cdf around 1/2
+        return 0.5 + self._overall_sign() * (self._base_dist.cdf(value) - 0.5)
 
     def icdf(self, value):
-        sign = 1
-        for t in self._transforms:
-            sign = sign * t.sign
-        return self._forward(self._base_dist.icdf(sign * (value - 0.5) + 0.5))
+        q = 0.5 + self._overall_sign() * (value - 0.5)
+        return self._push(self._base_dist.icdf(q))
+
+    def _rebuilt(self, base):
+        """A copy of ``self`` (same class, same chain) over a different base distribution."""
+        twin = self.__new__(type(self))
+        TransformedDistribution.__init__(twin, base, self._transforms)
+        twin._validate_args = self._validate_args
+        return twin
 
 
 class Independent(Distribution):
-    r"""Reinterpret the right-most ``reinterpreted_batch_ndims`` batch axes of
-    ``base_distribution`` as event axes."""
+    r"""Treat the last ``reinterpreted_batch_ndims`` batch axes of ``base_distribution`` as event axes."""
     arg_constraints: dict = {}
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
-        self.base_dist = base_distribution
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__(event_dim=reinterpreted_batch_ndims + base_distribution.event_dim,
+        self.base_dist, self.reinterpreted_batch_ndims = base_distribution, reinterpreted_batch_ndims
+        super().__init__(event_dim=base_distribution.event_dim + reinterpreted_batch_ndims,
                          validate_args=validate_args)
 
+    def _fold(self, x):
+        return sum_right_most(x, self.reinterpreted_batch_ndims)
+
     def broadcast_to(self, batch_shape):
-        new = self.__new__(type(self))
-        base = self.base_dist
-        full = onp.broadcast_shapes(shape_of(base.mean), shape_of(base.variance))
-        base_batch = tuple(full[:len(full) - (base.event_dim or 0)])
-        tail = base_batch[len(base_batch) - self.reinterpreted_batch_ndims:]
-        new.base_dist = base.broadcast_to(tuple(batch_shape) + tail)
-        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        new.event_dim = self.event_dim
-        new._validate_args = self._validate_args
-        return new
+        inner = self.base_dist
+        full = tuple(onp.broadcast_shapes(shape_of(inner.mean), shape_of(inner.variance)))
+        inner_batch = full[:len(full) - (inner.event_dim or 0)]
+        kept = inner_batch[len(inner_batch) - self.reinterpreted_batch_ndims:]
+        twin = self.__new__(type(self))
+        twin.__dict__.update(base_dist=inner.broadcast_to(tuple(batch_shape) + kept),
+                             reinterpreted_batch_ndims=self.reinterpreted_batch_ndims,
+                             event_dim=self.event_dim, _validate_args=self._validate_args)
+        return twin
 
     @property
     def has_enumerate_support(self):
-        if self.reinterpreted_batch_ndims > 0:
-            return False
-        return self.base_dist.has_enumerate_support
+        return self.reinterpreted_batch_ndims <= 0 and self.base_dist.has_enumerate_support
 
     @dependent_property
     def support(self):
         return self.base_dist.support
 
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
+    mean = property(lambda self: self.base_dist.mean)
+    variance = property(lambda self: self.base_dist.variance)
 
     def sample(self, size=None):
         return self.base_dist.sample(size)
@@ -117,10 +123,10 @@ class Independent(Distribution):
         return self.base_dist.sample_n(size)
 
     def log_prob(self, value):
-        return sum_right_most(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+        return self._fold(self.base_dist.log_prob(value))
 
     def entropy(self):
-        return sum_right_most(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+        return self._fold(self.base_dist.entropy())
 
     def enumerate_support(self):
         if self.reinterpreted_batch_ndims > 0:
@@ -128,152 +134,154 @@ class Independent(Distribution):
         return self.base_dist.enumerate_support()
 
 
-class _Half(TransformedDistribution):
-    """``|X|`` for a distribution symmetric around 0: density doubled on ``[0, inf)``."""
+def _rebuild_broadcast(self, batch_shape):
+    """``broadcast_to`` for families rebuilt from their constructor arguments (``_batch_params``, in order)."""
+    shape = tuple(batch_shape)
+    args = [np.broadcast_to(getattr(self, k), shape) for k in self._batch_params]
+    return type(self)(*args, validate_args=self._validate_args)
+
+
+class _Folded(TransformedDistribution):
+    """``|X|`` for ``X`` symmetric about zero with the given ``scale``: twice the base density on ``[0, inf)``."""
     has_grad = True
     support = Positive()
-    arg_constraints = {'scale': Positive()}
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        return np.where(value < 0, -onp.inf, self._base_dist.log_prob(value) + math.log(2))
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_samples(value)
-        return 2 * self._base_dist.cdf(value) - 1
-
-    def icdf(self, value):
-        return self._base_dist.icdf((value + 1) / 2)
-
-    def entropy(self):
-        return self._base_dist.entropy() - math.log(2)
-
-    def broadcast_to(self, batch_shape):
-        return type(self)(np.broadcast_to(self.scale, tuple(batch_shape)), validate_args=self._validate_args)
-
-
-class HalfNormal(_Half):
-    r"""``|X|`` for ``X ~ Normal(0, scale)``."""
+    arg_constraints = dict(scale=Positive())
+    _base_family = None  # Normal or Cauchy, set by the subclasses
+    _batch_params = ('scale',)
 
     def __init__(self, scale=1.0, validate_args=None):
         self.scale = scale
-        super().__init__(Normal(0, scale), AbsTransform(), validate_args=validate_args)
+        super().__init__(self._base_family(0, scale), AbsTransform(), validate_args=validate_args)
+
+    # MXNet reports sqrt(2/pi) * scale and scale^2 (1 - 2/pi) for both families (HalfCauchy's true
+    # moments are infinite); kept as the public behaviour.
+    @property
+    def mean(self):
+        return math.sqrt(2 / math.pi) * self.scale
+
+    @property
+    def variance(self):
+        return (1 - 2 / math.pi) * self.scale ** 2
+
+    def _checked(self, value):
+        if self._validate_args:
+            self._validate_samples(value)
+        return value
+
+    def log_prob(self, value):
+        value = self._checked(value)
+        return np.where(value < 0, -onp.inf, _LOG2 + self._base_dist.log_prob(value))
+
+    def cdf(self, value):
+        return self._base_dist.cdf(self._checked(value)) * 2 - 1
+
+    def icdf(self, value):
+        return self._base_dist.icdf(0.5 * (1 + value))
+
+    def entropy(self):
+        return self._base_dist.entropy() - _LOG2
+
+    broadcast_to = _rebuild_broadcast
+
+
+class HalfNormal(_Folded):
+    r"""``|X|`` with ``X ~ Normal(0, scale)``."""
+    _base_family = Normal
 
     @property
     def loc(self):
         return self._base_dist.loc
 
-    @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
 
-    @property
-    def variance(self):
-        return self.scale ** 2 * (1 - 2 / math.pi)
-
-
-class HalfCauchy(_Half):
-    r"""``|X|`` for ``X ~ Cauchy(0, scale)``."""
-
-    def __init__(self, scale=1.0, validate_args=None):
-        self.scale = scale
-        super().__init__(Cauchy(0, scale), AbsTransform(), validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)  # as MXNet (the true mean is infinite)
-
-    @property
-    def variance(self):
-        return self.scale ** 2 * (1 - 2 / math.pi)  # as MXNet (the true variance is infinite)
+class HalfCauchy(_Folded):
+    r"""``|X|`` with ``X ~ Cauchy(0, scale)``."""
+    _base_family = Cauchy
 
 
 class Pareto(TransformedDistribution):
-    r"""Pareto (type I) distribution with shape ``alpha`` and minimum ``scale``."""
+    r"""Pareto type I: ``scale * exp(E)`` with ``E ~ Exponential(rate=alpha)``."""
     has_grad = True
-    arg_constraints = {'scale': Positive(), 'alpha': Positive()}
+    arg_constraints = dict(scale=Positive(), alpha=Positive())
+    _batch_params = ('alpha', 'scale')
+    sample_n = Distribution.sample_n  # direct sampler, not the base-then-transform path
 
     def __init__(self, alpha, scale=1.0, validate_args=None):
-        self.alpha = alpha
-        self.scale = scale
-        super().__init__(Exponential(1 / alpha), [ExpTransform(), AffineTransform(0, scale)],
-                         validate_args=validate_args)
+        self.alpha, self.scale = alpha, scale
+        chain = [ExpTransform(), AffineTransform(0, scale)]
+        super().__init__(Exponential(1 / alpha), chain, validate_args=validate_args)
+
+    def _draw(self, shape):
+        # numpy's pareto is the Lomax (shifted) form: add one, then scale
+        return (1 + np.random.pareto(self.alpha, shape)) * self.scale
 
     def sample(self, size=None):
-        return self.scale * (np.random.pareto(self.alpha, size) + 1)
-
-    def sample_n(self, size=None):
-        return self.scale * (np.random.pareto(self.alpha, sample_n_shape(size, self.alpha, self.scale)) + 1)
+        return self._draw(size)
 
     @dependent_property
     def support(self):
         return GreaterThan(self.scale)
 
-    def broadcast_to(self, batch_shape):
-        shape = tuple(batch_shape)
-        return Pareto(np.broadcast_to(self.alpha, shape), np.broadcast_to(self.scale, shape),
-                      validate_args=self._validate_args)
+    broadcast_to = _rebuild_broadcast
 
     @property
     def mean(self):
-        a = np.clip(self.alpha, 1, None)
-        return a * self.scale / (a - 1)
+        a = np.clip(self.alpha, 1, None)  # infinite for alpha <= 1
+        return self.scale * a / (a - 1)
 
     @property
     def variance(self):
-        a = np.clip(self.alpha, 2, None)
-        return (self.scale ** 2) * a / ((a - 1) ** 2 * (a - 2))
+        a = np.clip(self.alpha, 2, None)  # infinite for alpha <= 2
+        return a * self.scale ** 2 / ((a - 2) * (a - 1) ** 2)
 
     def entropy(self):
-        return log(self.scale / self.alpha) + 1 / self.alpha + 1
+        inv_a = 1 / self.alpha
+        return 1 + inv_a + log(self.scale / self.alpha)
 
 
 class Weibull(TransformedDistribution):
-    r"""Weibull distribution with shape ``concentration`` and scale ``scale``."""
+    r"""Weibull: ``scale * E^(1/concentration)`` with ``E ~ Exponential(1)``."""
     has_grad = True
     support = Positive()
-    arg_constraints = {'scale': Positive(), 'concentration': Positive()}
+    arg_constraints = dict(scale=Positive(), concentration=Positive())
+    _batch_params = ('concentration', 'scale')
+    sample_n = Distribution.sample_n  # direct sampler, not the base-then-transform path
 
     def __init__(self, concentration, scale=1.0, validate_args=None):
-        self.concentration = concentration
-        self.scale = scale
-        super().__init__(Exponential(), [PowerTransform(1 / concentration), AffineTransform(0, scale)],
-                         validate_args=validate_args)
+        self.concentration, self.scale = concentration, scale
+        chain = [PowerTransform(1 / concentration), AffineTransform(0, scale)]
+        super().__init__(Exponential(), chain, validate_args=validate_args)
+
+    def _draw(self, shape):
+        return np.random.weibull(self.concentration, shape) * self.scale
 
     def sample(self, size=None):
-        return self.scale * np.random.weibull(self.concentration, size)
+        return self._draw(size)
 
-    def sample_n(self, size=None):
-        return self.scale * np.random.weibull(self.concentration,
-                                              sample_n_shape(size, self.concentration, self.scale))
+    broadcast_to = _rebuild_broadcast
 
-    def broadcast_to(self, batch_shape):
-        shape = tuple(batch_shape)
-        return Weibull(np.broadcast_to(self.concentration, shape), np.broadcast_to(self.scale, shape),
-                       validate_args=self._validate_args)
+    def _gamma_moment(self, n):
+        """``Gamma(1 + n / k)``, the n-th moment of the unit-scale Weibull."""
+        return exp(_gammaln(1 + n / self.concentration))
 
     @property
     def mean(self):
-        return self.scale * exp(_gammaln(1 + 1 / self.concentration))
+        return self._gamma_moment(1) * self.scale
 
     @property
     def variance(self):
-        term1 = exp(_gammaln(1 + 2 / self.concentration))
-        term2 = exp(2 * _gammaln(1 + 1 / self.concentration))
-        return (self.scale ** 2) * (term1 - term2)
+        g1 = exp(_gammaln(1 + 1 / self.concentration) * 2)
+        return (self._gamma_moment(2) - g1) * self.scale ** 2
 
     def entropy(self):
-        return (float(onp.euler_gamma) * (1 - 1 / self.concentration)
-                + log(self.scale / self.concentration) + 1)
+        k = self.concentration
+        return 1 + log(self.scale / k) + float(onp.euler_gamma) * (1 - 1 / k)
 
 
 class _LogitRelaxedBernoulli(_ProbLogit, Distribution):
-    """The logit of a RelaxedBernoulli sample: ``(logit + Logistic(0, 1)) / T``."""
+    """Logit of a relaxed Bernoulli draw: ``(logit + L) / T`` with ``L ~ Logistic(0, 1)``."""
     has_grad = True
     support = Real()
-    arg_constraints = {'prob': Interval(0, 1), 'logit': Real()}
+    arg_constraints = dict(prob=Interval(0, 1), logit=Real())
 
     def __init__(self, T, prob=None, logit=None, validate_args=None):
         self.T = T
@@ -281,52 +289,42 @@ class _LogitRelaxedBernoulli(_ProbLogit, Distribution):
         super().__init__(event_dim=0, validate_args=validate_args)
 
     def sample(self, size=None):
-        return np.random.logistic(loc=self.logit, scale=1, size=size) / self.T
-
-    def sample_n(self, size=None):
-        return self.sample(sample_n_shape(size, self._param()))
-
-    def broadcast_to(self, batch_shape):
-        return self._broadcast_new(batch_shape, ('prob', 'logit'))
+        noisy = np.random.logistic(loc=self.logit, scale=1, size=size)
+        return noisy / self.T
 
     def log_prob(self, value):
-        diff = self.logit - self.T * value
-        return log(self.T) + diff - 2 * log1p(exp(diff))
+        # logistic density of T * value around logit, times the Jacobian T
+        z = self.logit - value * self.T
+        return z + log(self.T) - 2 * log1p(exp(z))
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    r"""Relaxed (concrete) Bernoulli distribution with temperature ``T``, on ``(0, 1)``."""
+class _TemperedWrapper(TransformedDistribution):
+    """Shared accessors for the relaxed families, which forward their parameters to the base."""
     has_grad = True
-    support = OpenInterval(0, 1)
-    arg_constraints = {'prob': Interval(0, 1), 'logit': Real()}
 
-    def __init__(self, T, prob=None, logit=None, validate_args=None):
-        super().__init__(_LogitRelaxedBernoulli(T, prob, logit, validate_args), SigmoidTransform())
-
-    @property
-    def T(self):
-        return self._base_dist.T
-
-    @property
-    def prob(self):
-        return self._base_dist.prob
-
-    @property
-    def logit(self):
-        return self._base_dist.logit
+    T = property(lambda self: self._base_dist.T)
+    prob = property(lambda self: self._base_dist.prob)
+    logit = property(lambda self: self._base_dist.logit)
 
     def broadcast_to(self, batch_shape):
-        new = self.__new__(type(self))
-        TransformedDistribution.__init__(new, self._base_dist.broadcast_to(batch_shape), self._transforms)
-        new._validate_args = self._validate_args
-        return new
+        return self._rebuilt(self._base_dist.broadcast_to(batch_shape))
+
+
+class RelaxedBernoulli(_TemperedWrapper):
+    r"""Concrete / relaxed Bernoulli with temperature ``T``, supported on ``(0, 1)``."""
+    support = OpenInterval(0, 1)
+    arg_constraints = dict(prob=Interval(0, 1), logit=Real())
+
+    def __init__(self, T, prob=None, logit=None, validate_args=None):
+        base = _LogitRelaxedBernoulli(T, prob, logit, validate_args)
+        super().__init__(base, SigmoidTransform())
 
 
 class _LogRelaxedOneHotCategorical(_ProbLogit, Distribution):
-    """The log of a RelaxedOneHotCategorical sample: ``log_softmax((logit + Gumbel) / T)``."""
+    """Log of a relaxed one-hot draw: ``log_softmax((logit + G) / T)`` with Gumbel noise ``G``."""
     _binary = False
     has_grad = True
-    arg_constraints = {'prob': Simplex(), 'logit': Real()}
+    arg_constraints = dict(prob=Simplex(), logit=Real())
 
     def __init__(self, T, num_events, prob=None, logit=None, validate_args=None):
         self.T = T
@@ -335,52 +333,35 @@ class _LogRelaxedOneHotCategorical(_ProbLogit, Distribution):
         super().__init__(event_dim=1, validate_args=validate_args)
 
     def log_prob(self, value):
-        k = self.num_events
-        y = self.logit - value * self.T
-        log_sum_exp = log(exp(y).sum(-1, keepdims=True) + 1e-20)
-        log_scale = math.lgamma(k) - log(self.T) * (-(k - 1))
-        return (y - log_sum_exp).sum(-1) + log_scale
+        n = self.num_events
+        z = self.logit - self.T * value
+        normaliser = log(1e-20 + exp(z).sum(-1, keepdims=True))
+        # density constant: (n - 1)! * T^(n - 1)
+        const = (n - 1) * log(self.T) + math.lgamma(n)
+        return const + (z - normaliser).sum(-1)
 
     def sample(self, size=None):
-        logit = self.logit if size is None else np.broadcast_to(
-            self.logit, as_tuple(size) + (self.num_events,))
-        scores = np.random.gumbel(logit) / self.T
-        return np.log(npx.softmax(scores, axis=-1) + 1e-20)
+        logit = self.logit
+        if size is not None:
+            logit = np.broadcast_to(logit, as_tuple(size) + (self.num_events,))
+        relaxed = npx.softmax(np.random.gumbel(logit) / self.T, axis=-1)
+        return np.log(1e-20 + relaxed)
 
     def sample_n(self, size=None):
-        return self.sample(as_tuple(size) + shape_of(self._param())[:-1])
+        batch = shape_of(self._param())[:-1]
+        return self.sample(as_tuple(size) + batch)
 
     def broadcast_to(self, batch_shape):
         return self._broadcast_new(batch_shape, ('prob', 'logit'), (self.num_events,))
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
-    r"""Relaxed (Gumbel-softmax) one-hot categorical distribution with temperature ``T``."""
-    has_grad = True
+class RelaxedOneHotCategorical(_TemperedWrapper):
+    r"""Gumbel-softmax (relaxed one-hot categorical) with temperature ``T``."""
     support = Simplex()
-    arg_constraints = {'prob': Simplex(), 'logit': Real()}
+    arg_constraints = dict(prob=Simplex(), logit=Real())
 
     def __init__(self, T, num_events, prob=None, logit=None, validate_args=None):
-        super().__init__(_LogRelaxedOneHotCategorical(T, num_events, prob, logit, validate_args), ExpTransform())
+        base = _LogRelaxedOneHotCategorical(T, num_events, prob, logit, validate_args)
+        super().__init__(base, ExpTransform())
 
-    @property
-    def T(self):
-        return self._base_dist.T
-
-    @property
-    def num_events(self):
-        return self._base_dist.num_events
-
-    @property
-    def prob(self):
-        return self._base_dist.prob
-
-    @property
-    def logit(self):
-        return self._base_dist.logit
-
-    def broadcast_to(self, batch_shape):
-        new = self.__new__(type(self))
-        TransformedDistribution.__init__(new, self._base_dist.broadcast_to(batch_shape), self._transforms)
-        new._validate_args = self._validate_args
-        return new
+    num_events = property(lambda self: self._base_dist.num_events)

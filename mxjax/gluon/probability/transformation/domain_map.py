@@ -1,73 +1,74 @@
-"""``biject_to`` / ``transform_to``: map a constraint to a transformation from the reals onto it."""
+"""``biject_to`` / ``transform_to``: pick a transformation that carries the reals onto a constraint's support."""
 from __future__ import annotations
 
 from numbers import Number
 from typing import Any, Callable
 
-from ..distributions.constraint import (Constraint, GreaterThan, GreaterThanEq, HalfOpenInterval, Interval,
-                                        LessThan, Positive)
+from ..distributions import constraint as _c
 from .transformation import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform
 
 __all__ = ['domain_map', 'biject_to', 'transform_to']
 
 
 class domain_map:  # pylint: disable=invalid-name
-    """A registry from constraint types to factories ``constraint -> Transformation``."""
+    """Lookup table ``Constraint subclass -> factory(constraint) -> Transformation``."""
 
     def __init__(self) -> None:
-        self._storage: dict = {}
+        self._table: dict = {}
 
     def register(self, constraint: Any, factory: Callable | None = None) -> Any:
-        """Register ``factory`` for ``constraint`` (a subclass or an instance); usable as a decorator."""
+        """Bind ``factory`` to a constraint class (or the class of an instance); works as a decorator."""
         if factory is None:
-            return lambda factory: self.register(constraint, factory)
-        if isinstance(constraint, Constraint):
-            constraint = type(constraint)
-        if not isinstance(constraint, type) or not issubclass(constraint, Constraint):
+            return lambda fn: self.register(constraint, fn)
+        key = constraint if isinstance(constraint, type) else type(constraint)
+        if not issubclass(key, _c.Constraint):
             raise TypeError('Expected constraint to be either a Constraint subclass or instance, '
                             'but got {}'.format(constraint))
-        self._storage[constraint] = factory
+        self._table[key] = factory
         return factory
 
-    def __call__(self, constraint: Constraint) -> Any:
-        try:
-            factory = self._storage[type(constraint)]
-        except KeyError:
-            raise NotImplementedError(
-                'Cannot transform {} constraints'.format(type(constraint).__name__)) from None
-        return factory(constraint)
+    def __call__(self, constraint: _c.Constraint) -> Any:
+        make = self._table.get(type(constraint))
+        if make is None:
+            raise NotImplementedError('Cannot transform {} constraints'.format(type(constraint).__name__))
+        return make(constraint)
 
 
 biject_to = domain_map()
 transform_to = domain_map()
 
 
-@biject_to.register(Positive)
-@transform_to.register(Positive)
-def _transform_to_positive(constraint):
-    return ExpTransform()
+def _is_const(v, target) -> bool:
+    return isinstance(v, Number) and v == target
 
 
-@biject_to.register(GreaterThan)
-@biject_to.register(GreaterThanEq)
-@transform_to.register(GreaterThan)
-@transform_to.register(GreaterThanEq)
-def _transform_to_greater_than(constraint):
-    return ComposeTransform([ExpTransform(), AffineTransform(constraint._lower_bound, 1)])
+def _exp_then_shift(c):
+    # (lower, inf): lower + exp(x)
+    return ComposeTransform([ExpTransform(), AffineTransform(c._lower_bound, 1)])
 
 
-@biject_to.register(LessThan)
-@transform_to.register(LessThan)
-def _transform_to_less_than(constraint):
-    return ComposeTransform([ExpTransform(), AffineTransform(constraint._upper_bound, -1)])
+def _exp_then_reflect(c):
+    # (-inf, upper): upper - exp(x)
+    return ComposeTransform([ExpTransform(), AffineTransform(c._upper_bound, -1)])
 
 
-@biject_to.register(Interval)
-@biject_to.register(HalfOpenInterval)
-@transform_to.register(Interval)
-@transform_to.register(HalfOpenInterval)
-def _transform_to_interval(constraint):
-    lower, upper = constraint._lower_bound, constraint._upper_bound
-    if isinstance(lower, Number) and lower == 0 and isinstance(upper, Number) and upper == 1:
+def _squash(c):
+    # (lower, upper): lower + (upper - lower) * sigmoid(x); plain sigmoid for the unit interval
+    lo, hi = c._lower_bound, c._upper_bound
+    if _is_const(lo, 0) and _is_const(hi, 1):
         return SigmoidTransform()
-    return ComposeTransform([SigmoidTransform(), AffineTransform(lower, upper - lower)])
+    return ComposeTransform([SigmoidTransform(), AffineTransform(lo, hi - lo)])
+
+
+_FACTORIES = (
+    ((_c.Positive,), lambda c: ExpTransform()),
+    ((_c.GreaterThan, _c.GreaterThanEq), _exp_then_shift),
+    ((_c.LessThan,), _exp_then_reflect),
+    ((_c.Interval, _c.HalfOpenInterval), _squash),
+)
+
+for _kinds, _make in _FACTORIES:
+    for _kind in _kinds:
+        biject_to.register(_kind, _make)
+        transform_to.register(_kind, _make)
+del _kinds, _make, _kind
