@@ -16,6 +16,7 @@ from .._ir import Entry, Node, topo_order
 from ..base import MXNetError
 from ..operator import OpDef
 from ..operator.naming import op_for_json_name
+from ._shape_rules import consumer_shape, is_deferred_creation, resolved_creation_shape
 
 
 # Node parameter holding non-array inputs (Python scalars) as ((slot, value), ...)
@@ -108,7 +109,6 @@ def call_params(node: Node, op: OpDef, train: bool) -> dict:
 
 def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., Any]:
     """``f(values: dict[str, array], key) -> (list of outputs, dict of aux updates)``, pure and jittable."""
-    from .infer import consumer_shape, is_deferred_creation, resolved_creation_shape  # (infer imports this)
     nodes = topo_order(outputs)
     plan = []
     # 1.x zeros((L*D, 0, H)) inputs: made again at run time in the shape the consumer's rule gives
@@ -118,7 +118,7 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
     def remake(node: Node, inputs: list) -> None:
         shapes = [tuple(jax.numpy.shape(x)) for x in inputs]
         for slot in deferred[id(node)]:
-            wanted = consumer_shape(node, slot, shapes)
+            wanted = consumer_shape(node_op(node).name, node.params, slot, shapes)
             if wanted is not None:
                 source = node.inputs[slot][0]
                 source_op = node_op(source)

@@ -5,11 +5,11 @@ NumPy arrays, and the arithmetic keeps MXNet's dtypes (float32 sums for regressi
 for accuracy and the confusion statistics).  ``get()`` returns a Python float for a scalar result and an
 ``mx.np.ndarray`` for a vector one (``F1(average=None)``), as MXNet does.
 """
-from ._base import CompositeEvalMetric, EvalMetric, alias, check_label_shapes, create, register
+from ._base import CompositeEvalMetric, CustomMetric, EvalMetric, alias, check_label_shapes, create, np, register
 from ._classification import (MCC, F1, Accuracy, BinaryAccuracy, Fbeta, TopKAccuracy, one_hot,
                               predict_with_threshold)
-from ._regression import (MAE, MSE, PCC, RMSE, CrossEntropy, CustomMetric, Loss, MeanCosineSimilarity,
-                          MeanPairwiseDistance, PearsonCorrelation, Perplexity, Torch, np)
+from ._regression import (MAE, MSE, PCC, RMSE, CrossEntropy, Loss, MeanCosineSimilarity,
+                          MeanPairwiseDistance, PearsonCorrelation, Perplexity, Torch)
 
 __all__ = ["check_label_shapes", "EvalMetric", "register", "alias", "create", "CompositeEvalMetric", "Accuracy",
            "TopKAccuracy", "predict_with_threshold", "one_hot", "F1", "Fbeta", "BinaryAccuracy", "MCC", "MAE",

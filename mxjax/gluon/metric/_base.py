@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
+from ... import numpy as _mx_np
 from ... import registry
 from ..._ndarray import NDArray
 from ...base import numeric_types, string_types
@@ -45,8 +46,7 @@ def _to_user(value):
         return value
     if _onp.ndim(value) == 0:
         return value.item()
-    from ... import numpy as mnp
-    return mnp.array(value, dtype=value.dtype)
+    return _mx_np.array(value, dtype=value.dtype)
 
 
 def check_label_shapes(labels, preds, wrap=False, shape=False):
@@ -127,8 +127,7 @@ def create(metric, *args, **kwargs):
             group.add(create(part, *args, **kwargs))
         return group
     if callable(metric):
-        from . import _regression
-        return _regression.CustomMetric(metric, *args, **kwargs)
+        return CustomMetric(metric, *args, **kwargs)
     return _lookup(metric, *args, **kwargs)
 
 
@@ -179,3 +178,44 @@ class CompositeEvalMetric(EvalMetric):
         config = super().get_config()
         config['metrics'] = [child.get_config() for child in self.metrics]
         return config
+
+
+def _as_mx_np(x):
+    return x.as_np_ndarray() if isinstance(x, NDArray) else _mx_np.array(x)
+
+
+@register
+class CustomMetric(EvalMetric):
+    """A metric from ``feval(label, pred)`` called on ``mx.np`` arrays, one pair at a time.
+
+    ``feval`` returns either a value (counted as one instance) or ``(sum_metric, num_inst)``.
+    """
+
+    def __init__(self, feval, name=None, allow_extra_outputs=False, output_names=None, label_names=None):
+        if name is None:
+            name = feval.__name__
+            if '<' in name:    # lambdas and other anonymous callables
+                name = 'custom({})'.format(name)
+        config = {'feval': feval, 'allow_extra_outputs': allow_extra_outputs}
+        super().__init__(name, output_names, label_names, **config)
+        self._feval, self._allow_extra_outputs = feval, allow_extra_outputs
+
+    def update(self, labels, preds):
+        # With extra outputs allowed, surplus predictions are simply dropped by zip.
+        pairs = (labels, preds) if self._allow_extra_outputs else check_label_shapes(labels, preds, wrap=True)
+        for truth, guess in zip(*pairs):
+            out = self._feval(_as_mx_np(truth), _as_mx_np(guess))
+            total, count = out if isinstance(out, tuple) else (out, 1)
+            self.sum_metric += total
+            self.num_inst += count
+
+    def get_config(self):
+        raise NotImplementedError('CustomMetric cannot be serialized')
+
+
+def np(numpy_feval, name=None, allow_extra_outputs=False):  # pylint: disable=invalid-name
+    """Wrap ``numpy_feval(label, pred)`` as a :class:`CustomMetric` named after the function."""
+    def wrapped(*label_pred):
+        return numpy_feval(*label_pred)
+    wrapped.__name__ = numpy_feval.__name__   # so the default name is the user's function name
+    return CustomMetric(wrapped, name=name, allow_extra_outputs=allow_extra_outputs)
