@@ -33,7 +33,7 @@ def _to_bytes(buf: Any) -> bytes:
 def gray(rgb: onp.ndarray) -> onp.ndarray:
     """RGB -> gray as OpenCV's PNG reader (libpng's 15-bit BT.601 weights, truncated)."""
     rgb = rgb.astype(onp.int32)
-    return ((rgb[..., 0] * 9798 + rgb[..., 1] * 19235 + rgb[..., 2] * 3735) >> 15).astype(onp.uint8)
+    return ((rgb[..., 0] * 9797 + rgb[..., 1] * 19234 + rgb[..., 2] * 3737) >> 15).astype(onp.uint8)
 
 
 def decode(buf: Any, op: str = "imdecode", flag: int = 1, to_rgb: bool = True) -> onp.ndarray:

@@ -105,3 +105,42 @@ def check_bounds(static: tuple, shape: tuple, op: str) -> None:
             raise MXNetIndexError(
                 f"{op}: index {item[1]} is out of bounds for axis {axis} with size {shape[axis]}")
         axis += 1
+
+
+def window(static: tuple, shape: tuple) -> tuple[tuple, list] | None:
+    """A basic key (ints, unit-step slices, None, Ellipsis) as a window with run-time start offsets.
+
+    Returns ``(layout, starts)``: ``layout = (sizes, dropped_axes, out_shape)`` is static, ``starts``
+    are plain ints.  Eager ``x[i]`` and ``x[i:i+n]`` then compile once per window size instead of
+    once per distinct index.  ``None`` when the key has arrays, masks or strides (the general path).
+    """
+    n_real = sum(1 for item in static if item[0] in "is")
+    if any(item[0] not in "isne" for item in static) or n_real > len(shape):
+        return None
+    starts, sizes, dropped, out_shape = [], [], [], []
+    axis = 0
+    for item in static:
+        tag = item[0]
+        if tag == "n":
+            out_shape.append(1)
+            continue
+        if tag == "e":
+            for _ in range(len(shape) - n_real):
+                starts.append(0), sizes.append(shape[axis]), out_shape.append(shape[axis])
+                axis += 1
+            continue
+        if tag == "i":
+            starts.append(item[1] + shape[axis] if item[1] < 0 else item[1])
+            sizes.append(1)
+            dropped.append(axis)
+        else:
+            if item[3] not in (None, 1):
+                return None
+            start, stop, _ = slice(item[1], item[2]).indices(shape[axis])
+            starts.append(start)
+            sizes.append(max(stop - start, 0))
+            out_shape.append(sizes[-1])
+        axis += 1
+    for rest in range(axis, len(shape)):
+        starts.append(0), sizes.append(shape[rest]), out_shape.append(shape[rest])
+    return (tuple(sizes), tuple(dropped), tuple(out_shape)), starts

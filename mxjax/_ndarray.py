@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import _config, _indexing
+from . import _deferred_compute as _dc
 from . import engine as _engine
 from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
 from .device import Device, current_device
@@ -685,6 +686,11 @@ class NDArray:
         if not has_mask:
             _indexing.check_bounds(static, self.shape, "__setitem__")
         value = value if isinstance(value, NDArray) else _data_of(value)
+        window = self._eager_window(static)
+        if window is not None:
+            op, attrs, starts = _op("_setitem_window"), {"layout": window[0]}, window[1]
+            self._update(lambda current: invoke(op, (current, value, starts), attrs, type(self)), "__setitem__")
+            return
         op = _op("_setitem_mask" if has_mask else "_setitem")
         self._update(lambda current: invoke(op, (current, value, *arrays), {"key": static}, type(self)),
                      "__setitem__")
@@ -693,8 +699,19 @@ class NDArray:
         static, arrays, has_mask = _indexing.split_key(key, _data_of)
         if not has_mask:
             _indexing.check_bounds(static, self.shape, "__getitem__")
+        window = self._eager_window(static)
+        if window is not None:
+            return invoke(_op("_getitem_window"), (self, window[1]), {"layout": window[0]}, type(self))
         op = _op("_getitem_mask" if has_mask else "_getitem")
         return invoke(op, (self, *arrays), {"key": static}, type(self))
+
+    def _eager_window(self, static: tuple) -> tuple | None:
+        """Basic indexing run eagerly goes through a window with run-time offsets (one compile per
+        window size, not per index); under deferred compute the key stays static in the graph."""
+        if _dc.is_deferred_compute():
+            return None
+        window = _indexing.window(static, self.shape)
+        return None if window is None else (window[0], onp.asarray(window[1], dtype=onp.int64))
 
     # -- Python protocol ------------------------------------------------------------
     def __len__(self) -> int:
@@ -873,11 +890,20 @@ def array(source: Any, dtype: Any = None, ctx: Device | None = None, cls: type |
         dtype = dtype or _config.default_float_dtype()
     if dtype is not None and dtype.kind == "V":
         raise MXNetTypeError(f"array: unsupported dtype {dtype}")
+    target = device or current_device()
+    if not isinstance(data, jax.Array):  # host data: convert with NumPy and transfer (no compile per shape)
+        try:
+            host = onp.array(data, dtype=dtype, copy=True)
+        except (TypeError, ValueError) as err:
+            raise MXNetTypeError(f"array: cannot make an array from {type(source).__name__}: {err}") from None
+        if host.dtype.kind in "OUSV" and host.dtype != dtype:
+            raise MXNetTypeError(f"array: cannot make an array of {host.dtype} values from {type(source).__name__}")
+        explicit = target != _DEFAULT_DEVICE or device is not None  # else uncommitted, like jnp.array's results
+        return cls._wrap(jax.device_put(host, target.jax_device) if explicit else jax.device_put(host))
     try:
         result = jnp.array(data, dtype=dtype, copy=True)
     except (TypeError, ValueError) as err:
         raise MXNetTypeError(f"array: cannot make an array from {type(source).__name__}: {err}") from None
-    target = device or current_device()
     if target != _DEFAULT_DEVICE or device is not None:
         result = jax.device_put(result, target.jax_device)
     return cls._wrap(result)

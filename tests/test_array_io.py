@@ -56,7 +56,7 @@ def test_v3_records_load_as_np_arrays():
 
 
 def test_legacy_round_trip(tmp_path):
-    data = {"w": mx.nd.array(onp.arange(6).reshape(2, 3)), "b": mx.nd.array(onp.ones(3, onp.int64))}
+    data = {"w": mx.nd.array(onp.arange(6).reshape(2, 3)), "b": mx.nd.array(onp.ones(3), dtype="int64")}
     mx.nd.save(str(tmp_path / "a.params"), data)
     back = mx.nd.load(str(tmp_path / "a.params"))
     assert list(back) == ["w", "b"] and back["b"].dtype == onp.int64

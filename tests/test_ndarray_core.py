@@ -248,3 +248,50 @@ def test_copyto_a_device_copies_even_on_the_same_device():
     opt.update([0], [a], [mx.nd.ones((3,))], [opt.create_state(0, a)])
     onp.testing.assert_array_equal(b.asnumpy(), onp.ones(3))
     onp.testing.assert_array_equal(a.asnumpy(), onp.zeros(3))
+
+
+def test_eager_basic_indexing_runs_through_windows_with_runtime_offsets():
+    """Eager ints/unit-step slices go through _getitem_window / _setitem_window (offsets are run-time
+    values, one program per window size); values and shapes must equal NumPy's for every key form."""
+    a = onp.arange(60, dtype="float32").reshape(6, 10)
+    x = mx.np.array(a)
+    keys = [0, -1, 5, (2, 3), (slice(1, 4),), (slice(-3, None), slice(None, 2)), (None, 2), (Ellipsis, 7),
+            (slice(4, 100),), (slice(5, 2),), (1, None, slice(2, 5)), ()]
+    for key in keys:
+        got = x[key]
+        onp.testing.assert_array_equal(got.asnumpy(), a[key], err_msg=str(key))
+        assert got.shape == a[key].shape
+    b, y = a.copy(), mx.np.array(a)
+    for i in range(6):
+        b[i, i:i + 2] = -i
+        y[i, i:i + 2] = -i
+    b[None, 3] = 7.0
+    y[None, 3] = 7.0
+    b[1:3] = onp.arange(10)
+    y[1:3] = mx.np.arange(10)
+    onp.testing.assert_array_equal(y.asnumpy(), b)
+    with pytest.raises(mx.MXNetError, match=r"shape \(3,\) to the selection of shape \(2, 10\)"):
+        y[1:3] = mx.np.ones(3)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[6]
+
+
+def test_window_indexing_keeps_gradients_and_static_keys_under_hybridize():
+    a = onp.random.RandomState(0).rand(5, 4).astype("float32")
+    w = mx.np.array(a)
+    w.attach_grad()
+    with mx.autograd.record():
+        loss = (w[3] * 2).sum() + w[1:3, :2].sum()
+    loss.backward()
+    expected = onp.zeros_like(a)
+    expected[3] = 2
+    expected[1:3, :2] += 1
+    onp.testing.assert_array_equal(w.grad.asnumpy(), expected)
+
+    class Pick(mx.gluon.HybridBlock):
+        def forward(self, x):
+            return x[2] + x[-1, 1:3].sum()
+
+    net = Pick()
+    net.hybridize()
+    onp.testing.assert_allclose(net(mx.np.array(a)).asnumpy(), a[2] + a[-1, 1:3].sum(), rtol=1e-6)

@@ -173,6 +173,12 @@ class Parameter:
         return [self.grad()]
 
     def list_device(self) -> list[Device]:
+        """Where the values live (or will, for a parameter whose initialization waits for a shape)."""
+        if self._data is None and self._deferred is not None:
+            device = self._deferred[1]
+            if device is None:
+                return [current_device()]
+            return list(device) if isinstance(device, (list, tuple)) else [device]
         return [self._check().device]
 
     list_ctx = list_device

@@ -36,7 +36,10 @@ waitall = _nd.waitall
 # ----------------------------------------------------------------------------- creation
 
 def array(source_array: Any, ctx: Device | None = None, dtype: Any = None) -> NDArray:
-    """A new NDArray from any array-like (lists give float32; NumPy/NDArray sources keep their dtype)."""
+    """A new NDArray from any array-like: float32 unless ``dtype``, except that an NDArray source keeps
+    its dtype (MXNet's rule: ``mx.nd.array(numpy int64 array)`` is float32; ``mx.np.array`` keeps it)."""
+    if dtype is None and not isinstance(source_array, _nd.NDArray):
+        dtype = "float32"
     return _nd.array(source_array, dtype=dtype, ctx=ctx, cls=NDArray)
 
 

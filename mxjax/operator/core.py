@@ -63,17 +63,39 @@ def _setitem_mask(data, value, *indices, key: tuple = ()):
     """``_setitem`` with a boolean mask in the key: ``value`` must broadcast to the selected elements."""
     index = _indexing.build_key(key, indices)
     selected = jax.eval_shape(lambda d: d[index], jax.ShapeDtypeStruct(data.shape, data.dtype)).shape
-    given = tuple(jnp.shape(value))
-    try:
-        fits = onp.broadcast_shapes(given, selected) == tuple(selected)
-    except ValueError:
-        fits = False
-    if not fits:
-        raise MXNetValueError(f"_setitem_mask (x[mask] = value): cannot assign a value of shape {given} to the "
-                              f"selection of shape {tuple(selected)} (data shape {tuple(data.shape)})")
+    _check_assignable("_setitem_mask (x[mask] = value)", value, selected, data)
     return _setitem(data, value, *indices, key=key)
 
 
+def _check_assignable(what: str, value, selected: tuple, data) -> None:
+    """``value`` must broadcast to the selected elements' shape (NumPy's assignment rule)."""
+    given = tuple(jnp.shape(value))
+    try:
+        fits = onp.broadcast_shapes(given, tuple(selected)) == tuple(selected)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise MXNetValueError(f"{what}: cannot assign a value of shape {given} to the selection of shape "
+                              f"{tuple(selected)} (data shape {tuple(data.shape)})")
+
+
+def _getitem_window(data, starts, *, layout: tuple = ()):
+    """``data[key]`` for a basic key given as a window (see ``_indexing.window``): the start offsets
+    are run-time values, so one compiled program serves every index of the same window size."""
+    sizes, dropped, out_shape = layout
+    return jax.lax.dynamic_slice(data, tuple(starts[i] for i in range(len(sizes))), sizes).reshape(out_shape)
+
+
+def _setitem_window(data, value, starts, *, layout: tuple = ()):
+    """A copy of ``data`` with the window ``layout`` at ``starts`` set to ``value`` (broadcast)."""
+    sizes, _, out_shape = layout
+    _check_assignable("_setitem (x[key] = value)", value, out_shape, data)
+    block = jnp.broadcast_to(jnp.asarray(value).astype(data.dtype), out_shape).reshape(sizes)
+    return jax.lax.dynamic_update_slice(data, block, tuple(starts[i] for i in range(len(sizes))))
+
+
+register(OpDef("_getitem_window", _getitem_window))
+register(OpDef("_setitem_window", _setitem_window))
 register(OpDef("_getitem", _getitem, aliases=("_npi_advanced_indexing", "_npi_slice_basic")))
 register(OpDef("_getitem_mask", _getitem, aliases=("_npi_boolean_mask_getitem",), dynamic_shape=True))
 register(OpDef("_setitem", _setitem, aliases=("_npi_index_update",)))

@@ -146,3 +146,16 @@ def test_hooks_and_tensor_types():
     assert calls == [("pre", 1), ("post", (2, 2))]
     assert isinstance(mx.np.ones(2), gluon.tensor_types) and isinstance(mx.sym.var("x"), gluon.tensor_types)
     assert isinstance(2.5, gluon.numeric_types)
+
+
+def test_sequential_returns_the_last_blocks_extra_outputs():
+    """As MXNet: extra outputs of one child feed the next as extra inputs; the last child's come back."""
+    class Split(gluon.HybridBlock):
+        def forward(self, x, *args):
+            return x * 2, x + 1
+
+    for container in (gluon.nn.Sequential(), gluon.nn.HybridSequential()):
+        container.add(Split())
+        out = container(mx.np.array([1.0, 2.0]))
+        assert isinstance(out, tuple) and len(out) == 2
+        assert out[0].asnumpy().tolist() == [2.0, 4.0] and out[1].asnumpy().tolist() == [2.0, 3.0]

@@ -27,7 +27,7 @@ def test_index_helpers_match_numpy():
 
 def test_numeric_helpers_match_numpy():
     x = onp.array([[1, 2], [3, 4]], onp.int32)
-    got = nd.cumsum(nd.array(x), axis=1)
+    got = nd.cumsum(nd.array(x, dtype="int32"), axis=1)
     assert got.dtype == onp.int32
     onp.testing.assert_array_equal(got.asnumpy(), onp.cumsum(x, axis=1))
     lin = nd.linspace(0, 1, 5, endpoint=False)

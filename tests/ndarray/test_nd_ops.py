@@ -221,7 +221,7 @@ def test_argmax_argmin_give_float_indices(name, ref):
     _check(fn(nd.array(x), axis=1), ref(x, axis=1).astype("float32"))
     _check(fn(nd.array(x), axis=0, keepdims=True), ref(x, axis=0)[None].astype("float32"))
     _check(fn(nd.array(x)), [ref(x)], "float32")  # all axes: shape (1,)
-    _check(fn(nd.array(x.astype("float64"))), [ref(x)], "float64")
+    _check(fn(nd.array(x, dtype="float64")), [ref(x)], "float64")
     xi = x.astype("int32")
     _check(fn(nd.array(xi, dtype="int32"), axis=1), ref(xi, axis=1), "int32")
     with pytest.raises(ValueError, match=name):
@@ -296,9 +296,11 @@ def test_creation():
     _check(nd.arange(0, 6, 2, dtype="int32"), onp.arange(0, 6, 2), "int32")
     _check(nd.eye(3, 4, 1), onp.eye(3, 4, 1, dtype="float32"))
     _check(nd.array([[1, 2]]), onp.array([[1, 2]], "float32"))
-    _check(nd.array(onp.array([1, 2], "int64")), onp.array([1, 2], "int64"))
+    _check(nd.array(onp.array([1, 2], "int64")), onp.array([1, 2], "float32"))  # NumPy sources: float32
+    _check(nd.array(onp.array([1, 2], "int64"), dtype="int64"), onp.array([1, 2], "int64"))
+    _check(nd.array(nd.array([1, 2], dtype="int32")), onp.array([1, 2], "int32"))  # NDArray sources keep theirs
     _check(nd.from_numpy(onp.ones(2, "float64")), onp.ones(2))
-    _check(nd.zeros_like(nd.array(onp.ones((2, 2), "int32"))), onp.zeros((2, 2), "int32"))
+    _check(nd.zeros_like(nd.array(onp.ones((2, 2)), dtype="int32")), onp.zeros((2, 2), "int32"))
     _check(nd.ones_like(data=nd.zeros((3,))), onp.ones(3, "float32"))
     out = nd.ones((2,))
     assert nd.zeros((2,), out=out) is out and out.asnumpy().sum() == 0

@@ -25,7 +25,7 @@ class Sequential(Block):
             args = ()
             if isinstance(x, (tuple, list)):
                 x, *args = x
-        return x
+        return (x, *args) if args else x  # the last block's extra outputs come back, as in MXNet
 
     def __getitem__(self, index: int | slice) -> Any:
         children = list(self._children.values())
@@ -105,7 +105,7 @@ class Flatten(HybridBlock):
     """Collapse all but the first axis."""
 
     def forward(self, x: Any) -> Any:
-        return np.reshape(x, (x.shape[0], -1))
+        return npx.batch_flatten(x)  # the Flatten op, as MXNet 2.0: exported graphs keep the batch size free
 
 
 class Identity(HybridBlock):
