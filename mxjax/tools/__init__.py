@@ -1,0 +1,1 @@
+"""Command-line tools that ship with mxjax (``python -m mxjax.tools.im2rec``)."""
