@@ -1,0 +1,76 @@
+"""``amp.init``'s hook: every listed op casts its float inputs before it computes.
+
+mxjax runs an op through its ``OpDef.compute`` everywhere (eager calls, autograd's ``jax.vjp``,
+hybridized and symbolic graphs), so replacing ``compute`` on the listed ``OpDef`` objects reaches
+all of them at once; an op's own ``infer`` and ``grad`` rules are wrapped the same way.  The
+cast happens inside the traced function, so gradients flow back to the inputs' own dtypes.
+``uninstall`` puts the original functions back.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import jax
+
+from ..operator.registry import OpDef
+from ._policy import Policy, Rule, float_dtype
+
+_originals: dict = {}  # OpDef -> (compute, infer, grad) before AMP
+
+
+def _cast_one(x: Any, dtype: Any) -> Any:
+    if dtype is None or float_dtype(x) is None or x.dtype == dtype:
+        return x
+    if isinstance(x, jax.ShapeDtypeStruct):
+        return jax.ShapeDtypeStruct(x.shape, dtype)
+    return x.astype(dtype)
+
+
+def cast_inputs(rule: Rule, target: Any, args: tuple, params: dict) -> tuple:
+    """``args`` cast as ``rule`` says for this call's parameters."""
+    wanted = rule.input_dtypes([float_dtype(a) for a in args], params, target)
+    return tuple(_cast_one(a, d) for a, d in zip(args, wanted))
+
+
+def _wrap_compute(compute: Callable, rule: Rule, target: Any) -> Callable:
+    @functools.wraps(compute)
+    def amp_compute(*args: Any, **params: Any) -> Any:
+        return compute(*cast_inputs(rule, target, args, params), **params)
+    return amp_compute
+
+
+def _wrap_grad(grad: Callable, rule: Rule, target: Any) -> Callable:
+    def amp_grad(*args: Any, **params: Any) -> Any:
+        outputs, back = grad(*cast_inputs(rule, target, args, params), **params)
+
+        def vjp(cotangent: Any) -> tuple:  # each input's gradient in that input's own dtype
+            return tuple(_cast_one(g, getattr(a, "dtype", None)) for g, a in zip(back(cotangent), args))
+        return outputs, vjp
+    return amp_grad
+
+
+def install(policy: Policy) -> None:
+    """Make every op with a casting rule cast its inputs (neutral ops are left alone)."""
+    for op, rule in policy.rules.items():
+        if rule.kind == "neutral" or op in _originals:
+            continue
+        _originals[op] = (op.compute, op.infer, op.grad)
+        op.compute = _wrap_compute(op.compute, rule, policy.target)
+        if op.infer is not None:
+            op.infer = _wrap_compute(op.infer, rule, policy.target)
+        if op.grad is not None:
+            op.grad = _wrap_grad(op.grad, rule, policy.target)
+        op._bound.clear()  # compiled callables hold the old compute
+
+
+def uninstall() -> None:
+    """Restore every op's original functions."""
+    for op, (compute, infer, grad) in _originals.items():
+        op.compute, op.infer, op.grad = compute, infer, grad
+        op._bound.clear()
+    _originals.clear()
+
+
+def is_installed(op: OpDef) -> bool:
+    return op in _originals
