@@ -34,6 +34,10 @@ ctc_loss = _nd("CTCLoss", "ctc_loss")
 boolean_mask = _nd("_contrib_boolean_mask", "boolean_mask")
 index_array = _nd("_contrib_index_array", "index_array")
 dynamic_reshape = _nd("_contrib_dynamic_reshape", "dynamic_reshape")  # dynamic shape, as boolean_mask
+# graph ops on dense adjacency matrices (MXNet takes CSR ones; contrib_graph)
+getnnz = _nd("_contrib_getnnz", "getnnz")
+edge_id = _nd("_contrib_edge_id", "edge_id")
+dgl_adjacency = _nd("_contrib_dgl_adjacency", "dgl_adjacency")
 
 # elementwise and small utilities (contrib_math)
 quadratic = _nd("_contrib_quadratic", "quadratic")
@@ -114,6 +118,6 @@ __all__ = ["SyncBatchNorm", "BilinearResize2D", "arange_like", "CTCLoss", "ctc_l
            "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt",
            "box_iou", "box_encode", "box_decode", "bipartite_matching", "MultiBoxPrior",
            "box_nms", "box_non_maximum_suppression", "isfinite", "isinf", "isnan", "dynamic_reshape",
-           "ROIAlign", "group_adagrad_update", "fft", "count_sketch",
+           "ROIAlign", "group_adagrad_update", "fft", "count_sketch", "getnnz", "edge_id", "dgl_adjacency",
            "sldwin_atten_score", "sldwin_atten_mask_like", "sldwin_atten_context", "MultiBoxDetection", "MultiBoxTarget",
            *_updates_contrib, *_detection_all, *_quantized_all]

@@ -14,7 +14,7 @@ from . import optimizer_update, optimizer_update_multi, optimizer_update_contrib
 from . import numpy_poly, numpy_misc  # noqa: E402,F401
 from . import legacy_random, legacy_random_pdf, legacy_tensor, legacy_vision, npx_index, npx_deformable  # noqa: E402,F401
 from . import image, image_color  # noqa: E402,F401
-from . import contrib_detection, contrib_hawkes  # noqa: E402,F401
+from . import contrib_detection, contrib_hawkes, contrib_graph  # noqa: E402,F401
 from . import rnn  # noqa: E402,F401
 
 # MXNet's mx.operator: Python custom operators and registry queries (after every op is registered)

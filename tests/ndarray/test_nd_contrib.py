@@ -250,3 +250,23 @@ def test_sync_batch_norm_is_batch_norm_on_one_device():
     assert type(np_out) is mx.np.ndarray and np_out.shape == x.shape
     with pytest.raises(ValueError, match="sync_batch_norm: ndev must be a positive device count"):
         npx.sync_batch_norm(*args, ndev=0)
+
+
+def test_graph_ops_on_dense_adjacency_match_mxnet_on_its_csr_form():
+    """_contrib_getnnz / _contrib_edge_id / _contrib_dgl_adjacency: MXNet 2.0 gave these values for the
+    CSR form of the same matrix (getnnz [4] and per row [1 2 1]; edge_id [2 3 4 5 -1])."""
+    dense = onp.array([[0, 2, 0], [3, 0, 4], [0, 0, 5]], dtype="float32")
+    x = mx.nd.array(dense)
+    total = mx.nd.contrib.getnnz(x)
+    assert total.dtype == onp.int64 and total.asnumpy().tolist() == [4]
+    assert mx.nd.contrib.getnnz(x, axis=1).asnumpy().tolist() == [1, 2, 1]
+    assert mx.nd.contrib.getnnz(x, axis=0).asnumpy().tolist() == (dense != 0).sum(axis=0).tolist()
+    ids = mx.nd.contrib.edge_id(x, mx.nd.array([0, 1, 1, 2, 0]), mx.nd.array([1, 0, 2, 2, 0]))
+    assert ids.dtype == onp.float32 and ids.asnumpy().tolist() == [2, 3, 4, 5, -1]
+    adjacency = mx.nd.contrib.dgl_adjacency(mx.nd.array(dense, dtype="int64"))
+    assert adjacency.dtype == onp.float32
+    onp.testing.assert_array_equal(adjacency.asnumpy(), (dense != 0).astype("float32"))
+    with pytest.raises(mx.MXNetError, match="getnnz: expects a 2-D adjacency matrix"):
+        mx.nd.contrib.getnnz(mx.nd.ones((2, 2, 2)))
+    with pytest.raises(mx.MXNetError, match="edge_id: u and v must be 1-D of the same length"):
+        mx.nd.contrib.edge_id(x, mx.nd.array([0, 1]), mx.nd.array([1]))
