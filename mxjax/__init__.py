@@ -32,6 +32,10 @@ from . import model, callback
 from . import _legacy_python_host  # noqa: F401  (mx.operator's NDArray and NumpyOp/NDArrayOp symbols)
 from . import dlpack, executor, libinfo, ndarray_doc, symbol_doc
 from . import numpy_dispatch_protocol, numpy_op_signature, numpy_op_fallback
+from . import container, tvmop
+from . import recordio, io, library, onnx
+from . import image
+from . import image as img
 from .symbol import numpy as np_symbol
 
 context = device  # the 1.x module name: mx.context.Context, mx.context.current_context()
@@ -68,5 +72,5 @@ __all__ = [
     "is_np_array", "is_np_default_dtype", "is_np_shape", "np_array", "np_default_dtype", "np_shape",
     "set_np_shape", "use_np", "use_np_array", "use_np_default_dtype", "use_np_shape",
     "dlpack", "executor", "libinfo", "ndarray_doc", "symbol_doc", "numpy_dispatch_protocol", "numpy_op_signature",
-    "numpy_op_fallback", "np_symbol", "contrib",
+    "numpy_op_fallback", "np_symbol", "contrib", "container", "tvmop", "recordio", "io", "library", "onnx", "image", "img",
 ]

@@ -1,7 +1,8 @@
 """``mx.gluon``: Blocks, HybridBlocks, Parameters and layers."""
 from __future__ import annotations
 
-from . import loss, nn, probability, rnn, utils
+from . import data, loss, nn, probability, rnn, utils
+from . import contrib  # noqa: F401  (the Estimator; imports data)
 from . import metric  # noqa: F401
 from . import model_zoo  # noqa: F401
 from .._ndarray import NDArray as _NDArray
@@ -16,4 +17,4 @@ from .trainer import Trainer
 tensor_types = (_Symbol, _NDArray)  # what a block takes as a tensor input, as in MXNet
 
 __all__ = ["Block", "HybridBlock", "Parameter", "Constant", "DeferredInitializationError", "SymbolBlock", "Trainer",
-           "nn", "loss", "probability", "utils", "tensor_types", "numeric_types", "use_np"]
+           "nn", "loss", "probability", "utils", "data", "contrib", "tensor_types", "numeric_types", "use_np"]
