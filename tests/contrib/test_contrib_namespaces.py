@@ -3,10 +3,10 @@ import importlib
 
 import mxjax as mx
 
-# MXNet 2.0.0b1's dir(mx.contrib.nd) (== dir(mx.contrib.sym)) less the dgl_*/edge_id/getnnz sparse-graph ops
-# mxjax does not have, and less BatchNormWithReLU/SyncBatchNorm on the symbol side (see MISSING_SYM).
-MISSING_ND = {"dgl_adjacency", "dgl_csr_neighbor_non_uniform_sample", "dgl_csr_neighbor_uniform_sample",
-              "dgl_graph_compact", "dgl_subgraph", "edge_id", "getnnz"}
+# MXNet 2.0.0b1's dir(mx.contrib.nd) (== dir(mx.contrib.sym)) less the CSR-only DGL graph ops mxjax does not
+# have, and less BatchNormWithReLU/SyncBatchNorm on the symbol side (see MISSING_SYM).
+MISSING_ND = {"dgl_csr_neighbor_non_uniform_sample", "dgl_csr_neighbor_uniform_sample", "dgl_graph_compact",
+              "dgl_subgraph"}
 MISSING_SYM = MISSING_ND | {"BatchNormWithReLU", "SyncBatchNorm"}
 MXNET_NAMES = [
     "AdaptiveAvgPooling2D", "BatchNormWithReLU", "BilinearResize2D", "CTCLoss", "DeformablePSROIPooling",
