@@ -22,7 +22,8 @@ import jax
 from . import _config, _ir
 from ._ir import Node, topo_order
 from .base import MXNetError
-from ._ndarray import LAZY, NDArray, _default_class, infer_outputs, reset_handler, set_handler, wrap_outputs
+from ._ndarray import (LAZY, NDArray, _default_class, infer_outputs, reset_handler, set_graph_probe, set_handler,
+                       wrap_outputs)
 from .operator import OpDef
 from .operator.naming import json_name, op_for_json_name, scalar_twin
 
@@ -177,6 +178,9 @@ def _entry_of(x: NDArray) -> tuple:
 
 def is_deferred_compute() -> bool:
     return _active.get() is not None
+
+
+set_graph_probe(is_deferred_compute)  # eager-only shortcuts in _ndarray (indexing windows) must not apply here
 
 
 @contextlib.contextmanager

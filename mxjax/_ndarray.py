@@ -18,7 +18,6 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import _config, _indexing
-from . import _deferred_compute as _dc
 from . import engine as _engine
 from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
 from .device import Device, current_device
@@ -45,6 +44,15 @@ def reset_handler(token: contextvars.Token) -> None:
 
 def current_handler() -> Any:
     return _handler.get()
+
+
+_tracing_graph: Any = lambda: False  # noqa: E731  (deferred compute installs its probe: set_graph_probe)
+
+
+def set_graph_probe(probe: Any) -> None:
+    """Installed by ``_deferred_compute``: ``probe()`` tells whether ops are being traced into a graph."""
+    global _tracing_graph
+    _tracing_graph = probe
 
 
 # Set by ``mxjax.profiler`` while it records operators: ``hook(_dispatch, op, inputs, params, out_cls)``
@@ -708,7 +716,7 @@ class NDArray:
     def _eager_window(self, static: tuple) -> tuple | None:
         """Basic indexing run eagerly goes through a window with run-time offsets (one compile per
         window size, not per index); under deferred compute the key stays static in the graph."""
-        if _dc.is_deferred_compute():
+        if _tracing_graph():
             return None
         window = _indexing.window(static, self.shape)
         return None if window is None else (window[0], onp.asarray(window[1], dtype=onp.int64))

@@ -183,7 +183,7 @@ def serve(fd: int) -> None:
 
 
 def _run_worker(fd: int) -> None:
-    from ._worker_pool import worker_main
+    from ._worker import worker_main
     code = 0
     try:
         worker_main(fd)
