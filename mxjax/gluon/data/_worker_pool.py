@@ -12,6 +12,7 @@ import os
 import pickle
 import signal
 import socket
+import threading
 import time
 from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import recvfds
@@ -28,6 +29,9 @@ except ImportError:  # pragma: no cover - cloudpickle is optional
 
 class WorkerTimeoutError(MXNetError, TimeoutError):
     """A batch did not arrive within the DataLoader's ``timeout``."""
+
+
+PENDING = object()  # ``poll``'s answer while a batch is still being built
 
 
 class _RemoteTraceback(Exception):
@@ -78,6 +82,9 @@ class ProcessPool:
         self._cancelled: set[int] = set()
         self._next_task = 0
         self.broken: str | None = None
+        # the loader's receiving thread and the training thread (close, a new epoch) share
+        # the pool: every public call holds this lock
+        self.lock = threading.RLock()
         try:
             for index in range(num_workers):
                 ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -94,6 +101,10 @@ class ProcessPool:
             raise
 
     def submit(self, indices: Sequence[Any], np_flags: tuple) -> int:
+        with self.lock:
+            return self._submit(indices, np_flags)
+
+    def _submit(self, indices: Sequence[Any], np_flags: tuple) -> int:
         if self.broken:
             raise MXNetError(f"DataLoader: the worker pool is unusable: {self.broken}")
         worker = min(self._workers, key=lambda w: len(w.tasks))
@@ -109,6 +120,10 @@ class ProcessPool:
 
     def cancel(self, tasks: Sequence[int]) -> None:
         """Forget tasks whose results nobody will read (their memory is freed on arrival)."""
+        with self.lock:
+            self._cancel(tasks)
+
+    def _cancel(self, tasks: Sequence[int]) -> None:
         for task in tasks:
             done = self._done.pop(task, None)
             if done is not None:
@@ -117,25 +132,30 @@ class ProcessPool:
             elif task in self._owner:
                 self._cancelled.add(task)
 
-    def result(self, task: int, timeout: float) -> Any:
-        """The batch of ``task`` (re-raising a worker's exception); waits up to ``timeout`` s."""
-        deadline = time.monotonic() + timeout
-        while task not in self._done:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                worker = self._owner.get(task)
-                who = worker.name() if worker else 'a DataLoader worker'
-                self.terminate(f"a batch timed out after {timeout} s")
-                raise WorkerTimeoutError(
-                    f"DataLoader: {who} did not deliver a batch within timeout={timeout} s. "
-                    "A slow transform needs a larger timeout; a worker stuck in a dead lock "
-                    "or waiting on a lock shared with the training process never finishes. "
-                    "The workers were stopped; the next epoch starts new ones.")
-            self._pump(left)
-        kind, payload, extra = self._done.pop(task)
+    def poll(self, task: int, wait: float) -> Any:
+        """The batch of ``task`` if it arrives within ``wait`` s (re-raising a worker's
+        exception), else ``PENDING``.  Short waits let the caller notice it should stop."""
+        with self.lock:
+            if task not in self._done:
+                self._pump(wait)
+                if task not in self._done:
+                    return PENDING
+            kind, payload, extra = self._done.pop(task)
         if kind == 'batch':
             return _shared_batch.unpack(payload, extra)
         raise _rebuild_error(payload, extra)
+
+    def timed_out(self, task: int, timeout: float) -> None:
+        """Stop the workers and raise: ``task`` took longer than ``timeout`` s."""
+        with self.lock:
+            worker = self._owner.get(task)
+            who = worker.name() if worker else 'a DataLoader worker'
+            self.terminate(f"a batch timed out after {timeout} s")
+        raise WorkerTimeoutError(
+            f"DataLoader: {who} did not deliver a batch within timeout={timeout} s. "
+            "A slow transform needs a larger timeout; a worker stuck in a dead lock "
+            "or waiting on a lock shared with the training process never finishes. "
+            "The workers were stopped; the next epoch starts new ones.")
 
     def _pump(self, timeout: float) -> None:
         busy = {w.conn: w for w in self._workers if w.tasks or not w.ready}
@@ -185,6 +205,10 @@ class ProcessPool:
 
     def terminate(self, reason: str = 'shut down') -> None:
         """Stop all workers now and free every batch not yet read."""
+        with self.lock:
+            self._terminate(reason)
+
+    def _terminate(self, reason: str) -> None:
         if self.broken is None:
             self.broken = reason
         for _, (kind, _, extra) in list(self._done.items()):

@@ -18,7 +18,10 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import contextvars
 import hashlib
+import threading
+import time
 import weakref
 from typing import Any, Callable, Iterator
 
@@ -26,11 +29,12 @@ import numpy as onp
 
 from ..._ndarray import NDArray
 from ...device import cpu_pinned
+from ...io._prefetch import ThreadedIter
 from ...util import is_np_array, is_np_default_dtype, is_np_shape, np_array, np_shape
 from . import batchify as _batchify
 from . import sampler as _sampler
 from ._shared_batch import HostStack
-from ._worker_pool import ProcessPool, WorkerTimeoutError, dump_payload
+from ._worker_pool import PENDING, ProcessPool, WorkerTimeoutError, dump_payload
 from ._zygote import server as _start_server
 from .batchify import default_batchify_fn, default_mp_batchify_fn  # noqa: F401  (MXNet re-exports them here)
 
@@ -80,13 +84,14 @@ class _ThreadPool:
     def submit(self, indices: Any, np_flags: tuple) -> concurrent.futures.Future:
         return self._executor.submit(self._build, list(indices), np_flags)
 
-    def result(self, future: concurrent.futures.Future, timeout: float) -> Any:
-        try:
-            return future.result(timeout)
-        except concurrent.futures.TimeoutError:
-            raise WorkerTimeoutError(
-                f"DataLoader: a worker thread did not deliver a batch within timeout={timeout} s; "
-                "a slow transform needs a larger timeout") from None
+    def poll(self, future: concurrent.futures.Future, wait: float) -> Any:
+        done, _ = concurrent.futures.wait([future], wait)
+        return future.result() if done else PENDING
+
+    def timed_out(self, future: concurrent.futures.Future, timeout: float) -> None:
+        raise WorkerTimeoutError(
+            f"DataLoader: a worker thread did not deliver a batch within timeout={timeout} s; "
+            "a slow transform needs a larger timeout")
 
     def cancel(self, futures: Any) -> None:
         for future in futures:
@@ -96,40 +101,105 @@ class _ThreadPool:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
+class _Receiver:
+    """The loader's receiving side, run by a ``ThreadedIter`` thread: submits the index lists
+    the training thread hands over, then waits for, unpacks and places the batches in order.
+    Taking that work (about a millisecond a batch) off the training thread lets it spend its
+    time in the step.  Waits are sliced so that ``stop`` is noticed within ``_SLICE`` s."""
+
+    def __init__(self, pool: Any, timeout: float, pin_device_id: int | None, flags: tuple):
+        self.pool, self.timeout, self.pin, self.flags = pool, timeout, pin_device_id, flags
+        self.inbox: collections.deque = collections.deque()  # index lists, then _END
+        self.wake = threading.Event()
+        self.stop = False
+        self.pending: collections.deque = collections.deque()  # submitted, in sampler order
+        self.ended = False
+
+    def _take_inbox(self) -> None:
+        while self.inbox:
+            indices = self.inbox.popleft()
+            if indices is _END:
+                self.ended = True
+            else:
+                self.pending.append(self.pool.submit(indices, self.flags))
+
+    def __call__(self, _recycled: Any) -> Any:
+        while True:
+            self._take_inbox()
+            if self.pending or self.ended or self.stop:
+                break
+            self.wake.wait(_SLICE)
+            self.wake.clear()
+        if not self.pending:
+            return None
+        handle = self.pending[0]
+        deadline = time.monotonic() + self.timeout
+        while not self.stop:
+            batch = self.pool.poll(handle, max(min(_SLICE, deadline - time.monotonic()), 0.0))
+            if batch is not PENDING:
+                self.pending.popleft()
+                return batch if self.pin is None else _pin(batch, self.pin)
+            if time.monotonic() >= deadline:
+                self.pool.timed_out(handle, self.timeout)
+            self._take_inbox()
+        return None
+
+
+_END = object()
+_SLICE = 0.01
+
+
+def _stop_receiving(receiver: _Receiver, thread: ThreadedIter) -> None:
+    receiver.stop = True
+    receiver.wake.set()
+    thread.close()  # joins: the receiver returns within one slice
+    pending = list(receiver.pending)
+    receiver.pending.clear()
+    if pending and receiver.pool.broken is None:
+        receiver.pool.cancel(pending)
+
+
 class _MultiWorkerIter:
-    """Yields batches in sampler order while up to ``prefetch`` more are being built."""
+    """Yields batches in sampler order while up to ``prefetch`` more are being built.
+
+    The sampler runs on the training thread (its random draws stay where the user made
+    them); a background thread receives the batches (see ``_Receiver``)."""
 
     def __init__(self, loader: "DataLoader", pool: Any, batch_sampler: Any, prefetch: int,
                  timeout: float, pin_memory: bool, pin_device_id: int):
         self._loader = loader  # `for b in DataLoader(...)` must not stop the workers mid-epoch
-        self._pool, self._timeout = pool, timeout
-        self._pin = pin_device_id if pin_memory else None
         self._batches = iter(batch_sampler)
         self._length = len(batch_sampler)
-        self._pending: collections.deque = collections.deque()
-        self._flags = (is_np_shape(), is_np_array(), is_np_default_dtype())
+        flags = (is_np_shape(), is_np_array(), is_np_default_dtype())
+        self._receiver = _Receiver(pool, timeout, pin_device_id if pin_memory else None, flags)
         for _ in range(max(prefetch, 1)):
             if not self._push():
                 break
+        # the thread runs in a copy of this thread's context (NumPy-semantics flags, device scope)
+        context = contextvars.copy_context()
+        receive = self._receiver
+        self._thread = ThreadedIter(lambda recycled: context.run(receive, recycled), capacity=1)
+        self._closer = weakref.finalize(self, _stop_receiving, self._receiver, self._thread)
 
     def _push(self) -> bool:
         indices = next(self._batches, None)
+        self._receiver.inbox.append(_END if indices is None else indices)
+        self._receiver.wake.set()
         if indices is None:
-            return False
-        self._pending.append(self._pool.submit(indices, self._flags))
-        return True
+            self._batches = iter(())
+        return indices is not None
 
     def __next__(self) -> Any:
-        if not self._pending:
-            raise StopIteration
-        handle = self._pending.popleft()
         try:
             self._push()
-            batch = self._pool.result(handle, self._timeout)
+            batch = self._thread.next()
         except BaseException:
             self.close()
             raise
-        return batch if self._pin is None else _pin(batch, self._pin)
+        if batch is None:
+            self.close()
+            raise StopIteration
+        return batch
 
     def __iter__(self) -> "_MultiWorkerIter":
         return self
@@ -139,17 +209,8 @@ class _MultiWorkerIter:
 
     def close(self) -> None:
         """Stop early: batches still being built are dropped as they arrive."""
-        pending = list(self._pending)
-        self._pending.clear()
         self._batches = iter(())
-        if pending and self._pool.broken is None:
-            self._pool.cancel(pending)
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001  (interpreter shutdown: the pool goes with the process)
-            pass
+        self._closer()
 
 
 def _worker_seed() -> int:

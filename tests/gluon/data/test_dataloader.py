@@ -3,6 +3,7 @@ worker processes and threads; errors, dead workers, timeouts and clean-up."""
 import gc
 import os
 import signal
+import threading
 import time
 
 import numpy as onp
@@ -280,6 +281,79 @@ def test_early_break_and_delete_leave_nothing_behind(dataset):
     assert not any(_alive(p) for p in pids)
     assert _shm_entries() == shm_before
     assert _open_fds() <= fds_before
+
+
+def _receiver_threads():
+    return sum(t.name == 'mxjax-ThreadedIter' for t in threading.enumerate())
+
+
+@pytest.mark.parametrize('threads', [False, True])
+def test_abandoned_iterator_stops_its_receiving_thread(dataset, threads):
+    before = _receiver_threads()
+    loader = gdata.DataLoader(dataset, batch_size=2, num_workers=2, thread_pool=threads)
+    it = iter(loader)
+    next(it)
+    assert _receiver_threads() == before + 1
+    del it
+    gc.collect()
+    deadline = time.monotonic() + 5
+    while _receiver_threads() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _receiver_threads() == before
+    _check_batches(list(loader), _expected(range(N), 2))
+    assert _receiver_threads() == before  # an epoch run to its end leaves no thread either
+    loader.close()
+
+
+class _RecordingSampler(gdata.BatchSampler):
+    """Notes the thread that draws each index list."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.threads = []
+
+    def __iter__(self):
+        for indices in super().__iter__():
+            self.threads.append(threading.current_thread())
+            yield indices
+
+
+def test_sampler_runs_on_the_training_thread(dataset):
+    sampler = _RecordingSampler(gdata.RandomSampler(N), 4, 'keep')
+    onp.random.seed(5)
+    loader = gdata.DataLoader(dataset, batch_sampler=sampler, num_workers=2)
+    batches = list(loader)
+    assert set(sampler.threads) == {threading.current_thread()}
+    onp.random.seed(5)
+    order = [i for idx in gdata.BatchSampler(gdata.RandomSampler(N), 4, 'keep') for i in idx]
+    _check_batches(batches, _expected(order, 4))
+    loader.close()
+
+
+def test_two_iterators_over_one_pool_interleave(dataset):
+    loader = gdata.DataLoader(dataset, batch_size=3, num_workers=2)
+    first, second = iter(loader), iter(loader)
+    got_first, got_second = [], []
+    for a, b in zip(first, second):
+        got_first.append(a)
+        got_second.append(b)
+    _check_batches(got_first, _expected(range(N), 3))
+    _check_batches(got_second, _expected(range(N), 3))
+    loader.close()
+
+
+def test_close_during_an_epoch_raises_instead_of_hanging(dataset):
+    loader = gdata.DataLoader(dataset, batch_size=2, num_workers=2, prefetch=2)
+    it = iter(loader)
+    next(it)
+    loader.close()
+    start = time.monotonic()
+    with pytest.raises(MXNetError, match='worker pool'):
+        for _ in it:
+            pass
+    assert time.monotonic() - start < 10
+    _check_batches(list(loader), _expected(range(N), 2))  # the next epoch starts new workers
+    loader.close()
 
 
 class _NoUnpickle(gdata.Dataset):
