@@ -74,6 +74,11 @@ def load_arrays(fname: Any, cls: type, np_cls: type | None = None) -> Any:
     else:
         with open(fname, "rb") as f:
             buf = f.read()
+    with serialization.reading(fname, "NDArray file"):
+        return _decode(buf, cls, np_cls)
+
+
+def _decode(buf: bytes, cls: type, np_cls: type | None) -> Any:
     if serialization.detect_format(buf) != "params":
         loaded = serialization.loads(buf)
         if isinstance(loaded, dict):

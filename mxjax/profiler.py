@@ -41,6 +41,7 @@ import warnings
 from typing import Any, Callable, Iterator
 
 from . import _deferred_compute, _ndarray, autograd, engine
+from ._atomic import atomic_write
 from .base import MXNetError, MXNetTypeError, MXNetValueError
 from .base import c_str, c_str_array, check_call, py_str  # noqa: F401  (mx.base names MXNet's profiler carries)
 from .operator.naming import json_name
@@ -322,11 +323,9 @@ def _write_trace() -> None:
         events = list(_state.events)
     meta = {"name": "process_name", "ph": "M", "pid": os.getpid(), "args": {"name": "mxjax"}}
     path = _state.config["filename"]
-    partial = f"{path}.{os.getpid()}.tmp"
     with _WRITE_LOCK:  # the continuous dumper and an explicit dump() may write at the same time
-        with open(partial, "w") as f:
+        with atomic_write(path, "w") as f:
             json.dump({"traceEvents": [meta, *events], "displayTimeUnit": "ms"}, f)
-        os.replace(partial, path)
 
 
 def _dump_periodically(stop: threading.Event, period: float) -> None:

@@ -13,11 +13,15 @@ Reading notes (decisions):
   ndim-0 v0/v1 records; we follow the writers of those versions instead.)
 * Bytes after the names section are ignored, as MXNet's loader ignores them.
 * Every malformed input raises :class:`MXNetError` naming the record and what
-  was expected; nothing is ever partially loaded.
+  was expected; nothing is ever partially loaded.  ``load`` and :func:`reading` add the
+  file's name.
+* Saving to a path is atomic (``_atomic``): a failed save leaves the old file as it was.
 """
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import math
 import os
 import struct
@@ -25,16 +29,17 @@ import sys
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, Union
+from typing import Any, BinaryIO, Callable, Iterator, Union
 
 import ml_dtypes
 import numpy as np
 
+from ._atomic import atomic_write
 from .base import MXNetError
 
 __all__ = [
     "DTYPE_TO_FLAG", "FLAG_TO_DTYPE", "SparseRecord", "loads_params", "dumps_params",
-    "detect_format", "loads", "load", "save", "savez", "save_npy",
+    "detect_format", "loads", "load", "save", "savez", "save_npy", "file_label", "reading",
 ]
 
 PathOrFile = Union[str, os.PathLike, BinaryIO]
@@ -404,19 +409,61 @@ def loads(buf: bytes | bytearray | memoryview) -> Any:
         raise MXNetError(f"cannot read {kind} data: {type(e).__name__}: {e}") from e
 
 
+def file_label(fname: Any) -> str:
+    """How an error names a file given as a path or as an open file object."""
+    if isinstance(fname, (str, bytes, os.PathLike)):
+        return os.fsdecode(fname)
+    name = getattr(fname, "name", None)
+    return os.fsdecode(name) if isinstance(name, (str, bytes)) else f"<{type(fname).__name__}>"
+
+
+# What corrupt bytes make decoders raise besides MXNetError (a .json that is not UTF-8, a
+# zip whose directory is garbage, JSON nested deeper than Python recurses).
+_DECODE_ERRORS = (UnicodeError, struct.error, EOFError, zipfile.BadZipFile, json.JSONDecodeError,
+                  RecursionError)
+
+
+@contextlib.contextmanager
+def reading(fname: Any, what: str = "file") -> Iterator[None]:
+    """Turn errors raised while decoding ``fname``'s contents into MXNetError naming the file.
+
+    MXNetError subclasses keep their class (an MXNetValueError stays one); decode errors
+    of other kinds become MXNetError.  OSError (a missing file) passes through unchanged.
+    """
+    label = file_label(fname)
+    try:
+        yield
+    except MXNetError as err:
+        text = str(err)
+        if label in text:
+            raise
+        try:
+            new = type(err)(f"{what} {label}: {text}")
+        except Exception:   # a subclass with another constructor: keep the class chain simple
+            new = MXNetError(f"{what} {label}: {text}")
+        raise new from None
+    except _DECODE_ERRORS as err:
+        raise MXNetError(f"{what} {label} is corrupt or not of the expected format: "
+                         f"{type(err).__name__}: {err}") from None
+
+
 def load(fname: PathOrFile) -> Any:
     """Load a ``.params`` list file, an ``.npz`` (dict) or an ``.npy`` (bare array)."""
     if hasattr(fname, "read"):
-        return loads(fname.read())
+        with reading(fname, "NDArray file"):
+            return loads(fname.read())
     with open(fname, "rb") as f:
-        return loads(f.read())
+        buf = f.read()
+    with reading(fname, "NDArray file"):
+        return loads(buf)
 
 
 def _write_with(fname: PathOrFile, write: Callable[[BinaryIO], None]) -> None:
+    """Call ``write`` on an open file object as given, or on a path through an atomic write."""
     if hasattr(fname, "write"):
         write(fname)
     else:
-        with open(fname, "wb") as f:
+        with atomic_write(fname, "wb") as f:
             write(f)
 
 
@@ -461,7 +508,10 @@ def savez(fname: PathOrFile, *args: Any, **kwds: Any) -> None:
         if key in named:
             raise MXNetError(f"cannot use un-named variables and keyword {key}")
         named[key] = a
-    with zipfile.ZipFile(fname, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        for key, val in named.items():
-            with zf.open(key + ".npy", "w", force_zip64=True) as fid:
-                _write_npy(fid, val)
+
+    def write(fp: BinaryIO) -> None:
+        with zipfile.ZipFile(fp, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+            for key, val in named.items():
+                with zf.open(key + ".npy", "w", force_zip64=True) as fid:
+                    _write_npy(fid, val)
+    _write_with(fname, write)

@@ -9,10 +9,13 @@ parameters to ``MyModel-model.params`` whatever the prefix; both name them after
 """
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
+from .._atomic import atomic_write_group
 from ..base import MXNetError
+from ..serialization import file_label, reading
 from ..symbol import var
 
 __all__ = ["save_model", "load_model"]
@@ -39,9 +42,10 @@ def _describe(block: Any, structure: dict, index: int) -> int:
 def save_model(block: Any, prefix: str) -> None:
     structure: dict = {}
     _describe(block, structure, 0)
-    with open(f"{prefix}-model.json", "w") as handle:
-        json.dump(structure, handle)
-    block.save_parameters(f"{prefix}-model.params")
+    params = io.BytesIO()
+    block.save_parameters(params)
+    # both files complete before either replaces an old one, so they always belong together
+    atomic_write_group({f"{prefix}-model.json": json.dumps(structure), f"{prefix}-model.params": params.getvalue()})
 
 
 def _restore(block: Any, structure: dict, index: int, source: str) -> int:
@@ -51,6 +55,9 @@ def _restore(block: Any, structure: dict, index: int, source: str) -> int:
         raise MXNetError(f"Block.load: {source} has no entry {key!r} for {type(block).__name__} (found {have}); "
                          "build the model in the same order as when it was saved")
     entry = structure[key]
+    if not isinstance(entry, dict) or not isinstance(entry.get("params", {}), dict):
+        raise MXNetError(f"Block.load: {source}: entry {key!r} must be an object with a 'params' object, "
+                         f"got {entry!r}")
     index += 1
     if entry.get("hybridized") and hasattr(block, "_cache"):
         block.hybridize(True)  # the graph is traced again on the first call
@@ -65,8 +72,13 @@ def _restore(block: Any, structure: dict, index: int, source: str) -> int:
 
 
 def load_model(block: Any, prefix: str) -> None:
-    source = f"{prefix}-model.json"
-    with open(source) as handle:
-        structure = json.load(handle)
+    path = f"{prefix}-model.json"
+    source = file_label(path)
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    with reading(path, "Block.load: model structure file"):
+        structure = json.loads(raw.decode("utf-8"))
+    if not isinstance(structure, dict):
+        raise MXNetError(f"Block.load: {source} holds a {type(structure).__name__}, not the structure object")
     _restore(block, structure, 0, source)
     block.load_parameters(f"{prefix}-model.params")

@@ -11,23 +11,28 @@ written in MXNet 1.x's style (``hybrid_forward(F, x, **params)``) runs too: see
 from __future__ import annotations
 
 import contextlib
+import io
 import operator
 import re
 from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
+import jax
 import jax.numpy as jnp
 import numpy as onp
 
 from .. import _config, _deferred_compute as dc
+from .._atomic import atomic_write_group
 from .. import _rng, _tape, autograd
 from .. import profiler as _profiler
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..device import Device
 from .._ndarray import NDArray, np_class
 from ..ndarray._io import load, save
+from ..serialization import file_label, reading
 from ..subgraph import get_backend
-from ..symbol import var
+from ..symbol import Symbol, var
+from ._arguments import check_hybridize_options, has_array, init_keywords, reject_unknown
 from ._cached_graph import CachedGraph, run_op_hook
 from ._hybrid_forward import (ParameterDict, call_imperative, call_on_symbols, has_symbol,
                               infer_parameter_shapes, input_names, trace_symbolic)
@@ -37,11 +42,19 @@ from .parameter import DeferredInitializationError, Parameter, _known
 
 __all__ = ["Block", "HybridBlock"]
 
+_ARRAY_TYPES = (NDArray, Symbol, onp.ndarray, jax.Array)  # what a HybridBlock's inputs must include
+
+
+class _LoadMismatch(MXNetError, AssertionError):
+    """A saved parameter whose shape or dtype does not fit: MXNet 2.0 raises AssertionError here."""
+
 
 class Block:
     """The base of every Gluon layer and model: owns child blocks and parameters."""
 
-    def __init__(self) -> None:
+    def __init__(self, **kwargs: Any) -> None:
+        if kwargs:  # what no constructor along the subclass chain consumed
+            reject_unknown(type(self).__name__, kwargs, init_keywords(type(self)))
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", ParameterDict())
         object.__setattr__(self, "_forward_hooks", [])
@@ -169,11 +182,22 @@ class Block:
     def load_parameters(self, filename: str, device: Device | None = None, allow_missing: bool = False,
                         ignore_extra: bool = False, cast_dtype: bool = False, dtype_source: str = "current",
                         ctx: Device | None = None) -> None:
-        """Load a ``save_parameters`` (or ``export``: ``arg:``/``aux:``) file into this block's parameters."""
-        loaded = load(filename)
+        """Load a ``save_parameters`` (or ``export``: ``arg:``/``aux:``) file into this block's parameters.
+
+        A saved dtype that differs from a parameter's is an error unless ``cast_dtype``; then
+        ``dtype_source='current'`` converts the values to the parameter's dtype and ``'saved'``
+        gives the parameter the file's dtype.  A corrupt file raises MXNetValueError naming it.
+        """
+        try:
+            with reading(filename, "parameter file"):
+                loaded = load(filename)
+        except MXNetError as err:  # MXNet 2.0 raises ValueError for a file it cannot read
+            raise MXNetValueError(f"load_parameters: {err}") from None
         if not isinstance(loaded, dict):
-            raise MXNetError(f"load_parameters: {filename} holds an unnamed list of arrays, not parameters")
-        self._load("load_parameters", loaded, filename, allow_missing, ignore_extra, cast_dtype, dtype_source)
+            raise MXNetValueError(f"load_parameters: {file_label(filename)} holds an unnamed "
+                                  f"{type(loaded).__name__} of arrays, not parameters by name")
+        self._load("load_parameters", loaded, file_label(filename), allow_missing, ignore_extra, cast_dtype,
+                   dtype_source)
 
     def load_dict(self, param_dict: dict, device: Device | None = None, allow_missing: bool = False,
                   ignore_extra: bool = False, cast_dtype: bool = False, dtype_source: str = "current") -> None:
@@ -183,8 +207,11 @@ class Block:
                                  f"name, got {type(param_dict).__name__}")
         self._load("load_dict", param_dict, "param_dict", allow_missing, ignore_extra, cast_dtype, dtype_source)
 
+    @_config.with_x64  # float64/int64 values load as they are
     def _load(self, caller: str, loaded: dict, source: str, allow_missing: bool, ignore_extra: bool,
               cast_dtype: bool, dtype_source: str) -> None:
+        if cast_dtype and dtype_source not in ("current", "saved"):
+            raise MXNetValueError(f"{caller}: dtype_source must be 'current' or 'saved', got {dtype_source!r}")
         loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
         params = self.collect_params()
         missing = [n for n in params if n not in loaded]
@@ -195,18 +222,28 @@ class Block:
         if extra and not ignore_extra:
             raise MXNetValueError(f"{caller}: {source} has values for {extra}, which "
                                   f"{type(self).__name__} does not have; pass ignore_extra=True to skip them")
+        updates = []  # every value checked before any parameter changes: a refused file loads nothing
         for name, param in params.items():
             if name not in loaded:
                 continue
             value = loaded[name]
-            value = value if isinstance(value, NDArray) else np_class()._wrap(jnp.asarray(value))
+            saved = onp.dtype(value.dtype)  # before any conversion (jnp.asarray would narrow float64)
+            value = value if isinstance(value, NDArray) else np_class()._wrap(jnp.asarray(value, saved))
             if param.shape is not None and all(d > 0 for d in param.shape) and tuple(param.shape) != value.shape:
-                raise MXNetError(f"{caller}: parameter {name!r} of {type(self).__name__} has shape "
-                                 f"{param.shape}, the file has {value.shape}")
-            if cast_dtype and dtype_source == "current":
-                value = value.astype(param.dtype)
-            elif cast_dtype:
-                param.dtype = onp.dtype(value.dtype)
+                raise _LoadMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} has shape "
+                                    f"{param.shape}, {source} has {value.shape}")
+            if saved != onp.dtype(param.dtype) and not cast_dtype:  # MXNet 2.0 refuses too (AssertionError)
+                raise _LoadMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} is "
+                                    f"{onp.dtype(param.dtype).name}, {source} holds {saved.name}; pass "
+                                    "cast_dtype=True to convert it (dtype_source='current' keeps the "
+                                    "parameter's dtype, 'saved' takes the file's)")
+            updates.append((param, value, saved))
+        for param, value, saved in updates:
+            if saved != onp.dtype(param.dtype):
+                if dtype_source == "current":
+                    value = value.astype(param.dtype)
+                else:
+                    param.cast(saved)
             param.set_data(value)
 
     def save(self, prefix: str) -> None:
@@ -271,6 +308,7 @@ class Block:
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         """Hybridize every HybridBlock child (a plain Block itself stays imperative)."""
+        check_hybridize_options(type(self).__name__, kwargs)
         for child in self._children.values():
             child.hybridize(active, **kwargs)
 
@@ -301,8 +339,8 @@ class HybridBlock(Block):
     compiled program.  ``hybridize(active=False)`` goes back to imperative calls.
     """
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         object.__setattr__(self, "_active", False)
         object.__setattr__(self, "_flags", {})
         object.__setattr__(self, "_cache", {})
@@ -310,6 +348,7 @@ class HybridBlock(Block):
 
     def hybridize(self, active: bool = True, static_alloc: bool = False, static_shape: bool = False,
                   **kwargs: Any) -> None:
+        check_hybridize_options(type(self).__name__, kwargs)
         object.__setattr__(self, "_active", bool(active))
         flags = dict(static_alloc=static_alloc, static_shape=static_shape, **kwargs)
         backend = flags.pop("backend", None)
@@ -337,6 +376,9 @@ class HybridBlock(Block):
         return self._forward_compat(*args)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
+        if not any(isinstance(a, NDArray) for a in args) and not has_array((args, kwargs), _ARRAY_TYPES):
+            raise ValueError(f"{type(self).__name__}: a HybridBlock needs at least one array among its "
+                             f"inputs, got ({', '.join(type(a).__name__ for a in args)})")
         if has_symbol(args):  # 1.x: a block called on Symbols builds its graph on them
             return call_on_symbols(self, args, kwargs)
         if not self._active or dc.is_deferred_compute() or kwargs:
@@ -479,14 +521,16 @@ class HybridBlock(Block):
             raise MXNetError(f"{type(self).__name__}.export: call hybridize() and run a forward pass first")
         symbol = next(iter(self._cache.values())).symbol
         symbol_file, params_file = f"{path}-symbol.json", f"{path}-{epoch:04d}.params"
-        symbol.save(symbol_file)
         by_name = self.collect_params()
         aux = set(symbol.list_auxiliary_states())
         arrays = {}
         for name in symbol.list_inputs():
             if name in by_name:
                 arrays[("aux:" if name in aux else "arg:") + name] = by_name[name].data()
-        save(params_file, arrays)
+        params = io.BytesIO()
+        save(params, arrays)
+        # both files are complete before either replaces an old one: the pair is never mixed
+        atomic_write_group({symbol_file: symbol.tojson(), params_file: params.getvalue()})
         return symbol_file, params_file
 
     def forward(self, *args: Any) -> Any:

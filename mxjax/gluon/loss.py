@@ -55,7 +55,7 @@ class Loss(HybridBlock):
     """Base class of losses: a global scalar ``weight`` and the ``batch_axis``."""
 
     def __init__(self, weight: float | None = None, batch_axis: int = 0, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         self._weight = weight
         self._batch_axis = batch_axis
 

@@ -51,8 +51,9 @@ class SymbolBlock(HybridBlock):
         names = [input_names] if isinstance(input_names, str) else list(input_names)
         block = cls(symbol, [sym_module.var(n) for n in names])
         if param_file is not None:
+            # as MXNet 2.0: the parameters take the dtypes the file was saved with
             block.load_parameters(param_file, device=device, allow_missing=allow_missing,
-                                  ignore_extra=ignore_extra)
+                                  ignore_extra=ignore_extra, cast_dtype=True, dtype_source="saved")
         return block
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:

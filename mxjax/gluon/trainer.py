@@ -22,6 +22,7 @@ from .. import kvstore as kvs
 from .. import optimizer as opt
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from .parameter import Parameter
+from .._atomic import atomic_write
 
 __all__ = ["Trainer"]
 
@@ -159,8 +160,9 @@ class Trainer:
         if self._kv_initialized and self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        with open(fname, "wb") as f:
-            f.write(self._updater.get_states(dump_optimizer=True))
+        states = self._updater.get_states(dump_optimizer=True)
+        with atomic_write(fname, "wb") as f:
+            f.write(states)
 
     def load_states(self, fname: str) -> None:
         """Load states saved by ``save_states``."""
@@ -169,7 +171,6 @@ class Trainer:
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore._updater.optimizer
         else:
-            with open(fname, "rb") as f:
-                self._updater.set_states(f.read())
+            self._updater.load_states_file(fname, "Trainer.load_states")
             self._optimizer = self._updater.optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))

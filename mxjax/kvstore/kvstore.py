@@ -21,6 +21,7 @@ import numpy as onp
 
 from .. import _config
 from .. import optimizer as opt
+from .._atomic import atomic_write
 from .._ndarray import NDArray
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..ndarray._extra import sparse_error
@@ -296,15 +297,15 @@ class KVStore(KVStoreBase):
         """Save the updater's states (and the optimizer, with ``dump_optimizer``) to ``fname``."""
         if self._updater is None:
             raise _UsageError("save_optimizer_states: this kvstore has no optimizer; call set_optimizer first")
-        with open(fname, "wb") as fout:
-            fout.write(self._updater.get_states(dump_optimizer))
+        states = self._updater.get_states(dump_optimizer)
+        with atomic_write(fname, "wb") as fout:  # a failed save keeps the previous file
+            fout.write(states)
 
     def load_optimizer_states(self, fname: str) -> None:
         """Load states written by :meth:`save_optimizer_states` into the updater."""
         if self._updater is None:
             raise _UsageError("load_optimizer_states: this kvstore has no optimizer; call set_optimizer first")
-        with open(fname, "rb") as fin:
-            self._updater.set_states(fin.read())
+        self._updater.load_states_file(fname, "KVStore.load_optimizer_states")
 
     def set_gradient_compression(self, compression_params: dict) -> None:
         """Compress pushed values: ``{'type': '2bit', 'threshold': 0.5}`` or ``{'type': '1bit'}``

@@ -6,7 +6,9 @@ from typing import Any
 
 import jax
 
+from ..base import MXNetError
 from ..device import array_device_id
+from ..serialization import file_label
 from .._ndarray import NDArray
 from .optimizer import Optimizer
 
@@ -58,6 +60,22 @@ class Updater:
         else:
             self.states = states
         self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def load_states_file(self, fname: str, where: str) -> None:
+        """``set_states`` from a file: corrupt bytes give an MXNetError naming the file and
+        ``where`` (the caller), and leave the states and optimizer as they were."""
+        with open(fname, "rb") as f:
+            blob = f.read()
+        keep = (self.states, self.optimizer, self.states_synced)
+        try:
+            self.set_states(blob)
+            if not isinstance(self.states, dict) or not isinstance(self.optimizer, Optimizer):
+                raise TypeError(f"it holds {type(self.states).__name__} states and a "
+                                f"{type(self.optimizer).__name__} optimizer")
+        except Exception as err:  # unpickling garbage raises nearly any exception type
+            self.states, self.optimizer, self.states_synced = keep
+            raise MXNetError(f"{where}: {file_label(fname)} is not an optimizer states file "
+                             f"({type(err).__name__}: {err})") from None
 
     def get_states(self, dump_optimizer: bool = False) -> bytes:
         """Pickle the states (with the optimizer when ``dump_optimizer``)."""

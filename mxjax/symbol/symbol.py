@@ -15,6 +15,7 @@ import jax
 import numpy as onp
 
 from .. import _ir
+from .._atomic import atomic_write
 from .. import name as _names
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
@@ -243,8 +244,10 @@ class Symbol:
         return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
-        with open(fname, "w", encoding="utf-8") as f:
-            f.write(self.tojson())
+        """Write ``tojson()`` to ``fname``, replacing any old file only once the new one is complete."""
+        text = self.tojson()
+        with atomic_write(fname, "w", encoding="utf-8") as f:
+            f.write(text)
 
     # -- inference --------------------------------------------------------------------
     def _known(self, args: tuple, kwargs: dict) -> dict:

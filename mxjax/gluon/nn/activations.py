@@ -18,7 +18,7 @@ class LeakyReLU(HybridBlock):
     """``x`` where positive, ``alpha * x`` elsewhere."""
 
     def __init__(self, alpha: float, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         if alpha < 0:
             raise MXNetValueError(f"LeakyReLU: alpha must be non-negative, got {alpha}")
         self._alpha = alpha
@@ -34,7 +34,7 @@ class PReLU(HybridBlock):
     """Leaky ReLU with a learned slope ``alpha`` per channel (axis 1), or one shared slope (in_channels=1)."""
 
     def __init__(self, alpha_initializer: Any = None, in_channels: int = 1, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         init = alpha_initializer if alpha_initializer is not None else initializer.Constant(0.25)
         self.alpha = Parameter("alpha", shape=(in_channels,), init=init)
 
@@ -46,7 +46,7 @@ class ELU(HybridBlock):
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
 
     def __init__(self, alpha: float = 1.0, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         self._alpha = alpha
 
     def forward(self, x: Any) -> Any:
@@ -64,7 +64,7 @@ class GELU(HybridBlock):
     """Gaussian error linear unit: exact (``approximation='erf'``) or the tanh approximation."""
 
     def __init__(self, approximation: str = "erf", **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         if approximation not in ("erf", "tanh"):
             raise MXNetValueError(f"GELU: approximation must be 'erf' or 'tanh', got {approximation!r}")
         self._act_type = "gelu" if approximation == "erf" else "gelu_tanh"
@@ -77,7 +77,7 @@ class Swish(HybridBlock):
     """``x * sigmoid(beta * x)``."""
 
     def __init__(self, beta: float = 1.0, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         self._beta = beta
 
     def forward(self, x: Any) -> Any:

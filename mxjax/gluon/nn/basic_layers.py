@@ -51,7 +51,7 @@ class Dense(HybridBlock):
     def __init__(self, units: int, activation: str | None = None, use_bias: bool = True, flatten: bool = True,
                  dtype: Any = "float32", weight_initializer: Any = None, bias_initializer: Any = "zeros",
                  in_units: int = 0, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         self._units, self._flatten, self._in_units = units, flatten, in_units
         self.weight = Parameter("weight", shape=(units, in_units), init=weight_initializer, dtype=dtype,
                                 allow_deferred_init=True)
@@ -80,7 +80,7 @@ class Activation(HybridBlock):
     """An element-wise activation (``relu``, ``sigmoid``, ``tanh``, ``softrelu``, ``softsign``...)."""
 
     def __init__(self, activation: str, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         self._act_type = activation
 
     def forward(self, x: Any) -> Any:
@@ -94,7 +94,7 @@ class Dropout(HybridBlock):
     """Zero a fraction ``rate`` of the elements in training (scaled by 1/(1-rate))."""
 
     def __init__(self, rate: float, axes: tuple = (), **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         self._rate, self._axes = rate, tuple(axes)
 
     def forward(self, x: Any) -> Any:

@@ -44,7 +44,7 @@ class _Conv(HybridBlock):
                  groups: int = 1, layout: str | None = None, activation: str | None = None, use_bias: bool = True,
                  weight_initializer: Any = None, bias_initializer: Any = "zeros", in_channels: int = 0,
                  output_padding: Any = 0, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         n = self._nspatial
         layout = layout or self._layouts[0]
         if layout not in self._layouts:
@@ -136,7 +136,7 @@ class _Pooling(HybridBlock):
 
     def __init__(self, pool_size: Any = 2, strides: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  layout: str | None = None, count_include_pad: bool | None = None, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         n = self._nspatial
         layout = layout or self._layouts[0]
         if layout not in self._layouts:
@@ -202,7 +202,7 @@ class ReflectionPad2D(HybridBlock):
     """
 
     def __init__(self, padding: Any = 0, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         if isinstance(padding, int):
             padding = (0, 0, 0, 0, padding, padding, padding, padding)
         padding = tuple(int(p) for p in padding)

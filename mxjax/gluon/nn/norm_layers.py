@@ -27,8 +27,8 @@ class _ScaleShift(HybridBlock):
     """gamma/beta of length in_channels (0: inferred from the input's ``axis``)."""
 
     def __init__(self, axis: int, center: bool, scale: bool, beta_initializer: Any, gamma_initializer: Any,
-                 in_channels: int) -> None:
-        super().__init__()
+                 in_channels: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self._axis, self._center, self._scale = axis, center, scale
         self.gamma = Parameter("gamma", grad_req="write" if scale else "null", shape=(in_channels,),
                                init=gamma_initializer, allow_deferred_init=True, differentiable=scale)
@@ -56,7 +56,7 @@ class BatchNorm(_ScaleShift):
                  scale: bool = True, use_global_stats: bool = False, beta_initializer: Any = "zeros",
                  gamma_initializer: Any = "ones", running_mean_initializer: Any = "zeros",
                  running_variance_initializer: Any = "ones", in_channels: int = 0, **kwargs: Any) -> None:
-        super().__init__(axis, center, scale, beta_initializer, gamma_initializer, in_channels)
+        super().__init__(axis, center, scale, beta_initializer, gamma_initializer, in_channels, **kwargs)
         self._momentum, self._epsilon, self._use_global_stats = momentum, epsilon, use_global_stats
         self.running_mean = Parameter("running_mean", grad_req="null", shape=(in_channels,),
                                       init=running_mean_initializer, allow_deferred_init=True,
@@ -113,7 +113,7 @@ class LayerNorm(_ScaleShift):
     def __init__(self, axis: int = -1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
                  beta_initializer: Any = "zeros", gamma_initializer: Any = "ones", in_channels: int = 0,
                  **kwargs: Any) -> None:
-        super().__init__(axis, center, scale, beta_initializer, gamma_initializer, in_channels)
+        super().__init__(axis, center, scale, beta_initializer, gamma_initializer, in_channels, **kwargs)
         self._epsilon = epsilon
 
     def forward(self, x: Any) -> Any:
@@ -126,7 +126,7 @@ class GroupNorm(_ScaleShift):
     def __init__(self, num_groups: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
                  beta_initializer: Any = "zeros", gamma_initializer: Any = "ones", in_channels: int = 0,
                  **kwargs: Any) -> None:
-        super().__init__(1, center, scale, beta_initializer, gamma_initializer, in_channels)
+        super().__init__(1, center, scale, beta_initializer, gamma_initializer, in_channels, **kwargs)
         self._num_groups, self._epsilon = num_groups, epsilon
 
     def forward(self, x: Any) -> Any:
@@ -140,7 +140,7 @@ class InstanceNorm(_ScaleShift):
     def __init__(self, axis: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = False,
                  beta_initializer: Any = "zeros", gamma_initializer: Any = "ones", in_channels: int = 0,
                  **kwargs: Any) -> None:
-        super().__init__(axis, center, scale, beta_initializer, gamma_initializer, in_channels)
+        super().__init__(axis, center, scale, beta_initializer, gamma_initializer, in_channels, **kwargs)
         self._epsilon = epsilon
 
     def forward(self, x: Any) -> Any:
@@ -157,7 +157,7 @@ class Embedding(HybridBlock):
 
     def __init__(self, input_dim: int, output_dim: int, dtype: Any = "float32", weight_initializer: Any = None,
                  sparse_grad: bool = False, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         if sparse_grad:
             raise MXNetValueError("Embedding: sparse_grad=True is not supported (gradients are dense)")
         self._input_dim, self._output_dim, self._dtype = input_dim, output_dim, dtype

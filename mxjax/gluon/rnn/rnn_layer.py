@@ -50,7 +50,7 @@ class _RNNLayer(HybridBlock):
                  h2r_weight_initializer: Any, lstm_state_clip_min: float | None,
                  lstm_state_clip_max: float | None, lstm_state_clip_nan: bool, dtype: Any,
                  use_sequence_length: bool = False, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise MXNetValueError(f"{type(self).__name__}: invalid layout {layout!r}; must be one of ['TNC' or 'NTC']")
         self._hidden_size, self._projection_size = hidden_size, projection_size or None
