@@ -37,6 +37,7 @@ from ._cached_graph import CachedGraph, run_op_hook
 from ._hybrid_forward import (ParameterDict, call_imperative, call_on_symbols, has_symbol,
                               infer_parameter_shapes, input_names, trace_symbolic)
 from ._model_io import load_model, save_model
+from ._weight_layout import relaid_inputs
 from ._summary import print_summary
 from .parameter import DeferredInitializationError, Parameter, _known
 
@@ -445,7 +446,11 @@ class HybridBlock(Block):
             results = _tape.record(entry.tape_key, entry.tape_fn, inputs, None, type(self).__name__, defer=True)
         else:
             try:
-                raw = entry.compiled(tuple(x.to_jax() for x in inputs), rng)
+                args = tuple(x.to_jax() for x in inputs)
+                if entry.relaid is not None:
+                    raw = entry.relaid(relaid_inputs(args, entry.weight_layouts, entry.relaid_held), rng)
+                else:
+                    raw = entry.compiled(args, rng)
             except MXNetError:
                 raise
             except Exception as err:  # a check inside the program (while_loop's max_iterations) failed

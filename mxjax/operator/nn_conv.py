@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as onp
 from jax import lax
@@ -245,7 +246,13 @@ def pooling(data, *, kernel: shape = (), pool_type: str = "max", global_pool: bo
     if pool_type == "max":
         init = onp.array(-onp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min,
                          x.dtype)
-        out = lax.reduce_window(x, init, lax.max, window, strides, padding)
+        if jax.default_backend() == "cpu":
+            # XLA:CPU keeps the convolutions around a pooling channel-last; pooling channel-first
+            # would make it relayout the activation before and after (resnet's stem)
+            last = (1,) + window[2:] + (1,), (1,) + strides[2:] + (1,), ((0, 0),) + padding[2:] + ((0, 0),)
+            out = jnp.moveaxis(lax.reduce_window(jnp.moveaxis(x, 1, -1), init, lax.max, *last), -1, 1)
+        else:
+            out = lax.reduce_window(x, init, lax.max, window, strides, padding)
     elif pool_type == "lp":
         powered = x if p_value == 1 else x * x if p_value == 2 else x * x * x
         total = _window_sum(powered, window, strides, padding)
