@@ -29,6 +29,8 @@ import mxjax as mx
 from mxjax import autograd, gluon
 from mxjax.gluon import nn
 
+from _rounds import timed_rounds  # benchmarks/ is on sys.path when a script runs
+
 
 def mlp() -> nn.HybridSequential:
     net = nn.HybridSequential()
@@ -80,21 +82,6 @@ def describe(net: nn.HybridSequential) -> list:
 
 def loss_fn(out, y):
     return -jnp.take_along_axis(jax.nn.log_softmax(out), y[:, None], axis=1).mean()
-
-
-def timed_rounds(runs: dict, repeat: int, steps: int) -> dict:
-    """Per label, the seconds per step of each round; each round runs every label once, in an order
-    shuffled per round, so load on this machine (and what ran just before) hits all alike."""
-    times: dict = {label: [] for label in runs}
-    order = list(runs)
-    shuffle = onp.random.default_rng(0).shuffle
-    for _ in range(repeat):
-        shuffle(order)
-        for label in order:
-            t = time.perf_counter()
-            runs[label]()
-            times[label].append((time.perf_counter() - t) / steps)
-    return times
 
 
 def report(title: str, times: dict, jax_label: str) -> float:
@@ -174,7 +161,7 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
                               repeat * loop // 2)):
         runs = {jax_label: lambda n=n: jax_steps(n), "mxjax imperative": lambda n=n: mx_steps("imperative", n),
                 "mxjax hybridized": lambda n=n: mx_steps("hybridized", n)}
-        ratios[n] = report(title, timed_rounds(runs, rounds, n), jax_label)
+        ratios[n] = report(title, timed_rounds({k: (lambda _steps, f=f: f()) for k, f in runs.items()}, rounds, n), jax_label)
     ratio = ratios[loop]
     print(f"  goal: hybridized <= 1.10x the JAX step in a training loop: {ratio:.2f}, "
           f"{'met' if ratio <= 1.10 else 'NOT met'} (isolated step: {ratios[1]:.2f})")
