@@ -66,6 +66,13 @@ def on_default_dtype_change(callback: Callable[[], None]) -> None:
     _on_dtype_change.append(callback)
 
 
+def drop_compiled() -> None:
+    """What ops compute has changed (the default dtype, AMP's casts installed or removed): every
+    cache registered with ``on_default_dtype_change`` drops its compiled programs."""
+    for callback in _on_dtype_change:
+        callback()
+
+
 def is_np_shape() -> bool:
     v = _np_shape.get()
     return _np_shape_default if v is None else v
@@ -105,8 +112,7 @@ def set_np_default_dtype(is_np_default_dtype: bool = True) -> bool:
     previous = _np_dtype_default
     _np_dtype_default = bool(is_np_default_dtype)
     if previous != _np_dtype_default:
-        for callback in _on_dtype_change:
-            callback()
+        drop_compiled()
     return previous
 
 

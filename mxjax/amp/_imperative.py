@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import jax
 
+from .. import _config
 from ..operator.registry import OpDef
 from ._policy import Policy, Rule, float_dtype
 
@@ -61,15 +62,15 @@ def install(policy: Policy) -> None:
             op.infer = _wrap_compute(op.infer, rule, policy.target)
         if op.grad is not None:
             op.grad = _wrap_grad(op.grad, rule, policy.target)
-        op._bound.clear()  # compiled callables hold the old compute
+    _config.drop_compiled()  # compiled ops, tape and gradient programs hold the old compute
 
 
 def uninstall() -> None:
     """Restore every op's original functions."""
     for op, (compute, infer, grad) in _originals.items():
         op.compute, op.infer, op.grad = compute, infer, grad
-        op._bound.clear()
     _originals.clear()
+    _config.drop_compiled()
 
 
 def is_installed(op: OpDef) -> bool:

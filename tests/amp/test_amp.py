@@ -406,3 +406,23 @@ def test_bad_input_other_errors():
         amp.init_trainer(mx.optimizer.SGD())
     with pytest.raises(TypeError, match="Gluon Trainer or an optimizer"):
         amp.unscale("trainer")
+
+
+def test_programs_compiled_under_amp_are_dropped_with_it():
+    """A recorded op sequence compiled while AMP's casts were installed must not be reused after
+    they are removed (it made a later float32 * 1.5 come out float64)."""
+    def recorded_step():
+        x = mx.np.array([0.5, -0.2, 0.3], dtype="float32")
+        x.attach_grad()
+        with autograd.record():
+            y = x * 1.5
+            loss = (y * 65536.0).sum()
+        loss.backward()
+        return y, x.grad
+
+    amp.init("float16", target_precision_ops=[])
+    recorded_step()
+    amp.amp._reset()
+    y, grad = recorded_step()
+    assert y.dtype == np.float32 and grad.dtype == np.float32
+    np.testing.assert_allclose(grad.asnumpy(), np.full(3, 1.5 * 65536.0), rtol=1e-6)
