@@ -58,18 +58,19 @@ def with_x64(fn: Callable) -> Callable:
             restore_x64(previous)
     return scoped
 
-_on_dtype_change: list[Callable[[], None]] = []
+_drop_callbacks: list[Callable[[], None]] = []
 
 
-def on_default_dtype_change(callback: Callable[[], None]) -> None:
-    """Register a callback run when the default float dtype changes (the op registry drops its jit caches)."""
-    _on_dtype_change.append(callback)
+def on_drop_compiled(callback: Callable[[], None]) -> None:
+    """Register a callback that drops a cache of compiled programs; it runs when what ops compute
+    changes (the default float dtype, AMP's casts): see ``drop_compiled``."""
+    _drop_callbacks.append(callback)
 
 
 def drop_compiled() -> None:
     """What ops compute has changed (the default dtype, AMP's casts installed or removed): every
-    cache registered with ``on_default_dtype_change`` drops its compiled programs."""
-    for callback in _on_dtype_change:
+    cache registered with ``on_drop_compiled`` drops its programs."""
+    for callback in _drop_callbacks:
         callback()
 
 

@@ -312,12 +312,12 @@ _GRAD_FNS: dict = {}
 
 
 def _clear_caches() -> None:
-    """Ops read the default dtype at trace time: drop compiled forwards when it changes."""
+    """Compiled forwards and gradients hold what ops computed when traced: drop them when that changes."""
     _tape.clear_caches()
     _GRAD_FNS.clear()
 
 
-_config.on_default_dtype_change(_clear_caches)
+_config.on_drop_compiled(_clear_caches)
 
 
 def _grad_fn(node: _Node) -> Callable:

@@ -19,6 +19,14 @@ def _restore_np_modes():
 
 
 @pytest.fixture
+def nd_mode():
+    """MXNet 1.x semantics (legacy NDArrays, the float32 default) for one test; ``_restore_np_modes``
+    puts the modes back after it."""
+    _config.reset_np()
+    yield
+
+
+@pytest.fixture
 def jax_x64():
     """JAX's 64-bit types on for the test's own JAX code: for tests whose ``jnp`` oracle computes in
     float64 (mxjax turns them on only inside its own calls, so plain ``jnp`` is 32-bit by default)."""

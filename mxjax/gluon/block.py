@@ -377,7 +377,7 @@ class HybridBlock(Block):
         return self._forward_compat(*args)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
-        if not any(isinstance(a, NDArray) for a in args) and not has_array((args, kwargs), _ARRAY_TYPES):
+        if not (args and isinstance(args[0], NDArray)) and not has_array((args, kwargs), _ARRAY_TYPES):
             raise ValueError(f"{type(self).__name__}: a HybridBlock needs at least one array among its "
                              f"inputs, got ({', '.join(type(a).__name__ for a in args)})")
         if has_symbol(args):  # 1.x: a block called on Symbols builds its graph on them

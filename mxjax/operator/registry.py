@@ -262,9 +262,9 @@ def list_ops() -> list[OpDef]:
 
 
 def clear_caches() -> None:
-    """Drop every compiled callable (ops read the default dtype at trace time)."""
+    """Drop every compiled callable (they hold what ops computed when traced: dtype default, AMP)."""
     for op in _CANONICAL.values():
         op._bound.clear()
 
 
-_config.on_default_dtype_change(clear_caches)
+_config.on_drop_compiled(clear_caches)

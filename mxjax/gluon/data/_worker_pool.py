@@ -102,35 +102,29 @@ class ProcessPool:
 
     def submit(self, indices: Sequence[Any], np_flags: tuple) -> int:
         with self.lock:
-            return self._submit(indices, np_flags)
-
-    def _submit(self, indices: Sequence[Any], np_flags: tuple) -> int:
-        if self.broken:
-            raise MXNetError(f"DataLoader: the worker pool is unusable: {self.broken}")
-        worker = min(self._workers, key=lambda w: len(w.tasks))
-        task = self._next_task
-        self._next_task += 1
-        try:
-            worker.conn.send(('task', task, list(indices), np_flags))
-        except OSError:
-            self._fail(worker, task)
-        worker.tasks.add(task)
-        self._owner[task] = worker
-        return task
+            if self.broken:
+                raise MXNetError(f"DataLoader: the worker pool is unusable: {self.broken}")
+            worker = min(self._workers, key=lambda w: len(w.tasks))
+            task = self._next_task
+            self._next_task += 1
+            try:
+                worker.conn.send(('task', task, list(indices), np_flags))
+            except OSError:
+                self._fail(worker, task)
+            worker.tasks.add(task)
+            self._owner[task] = worker
+            return task
 
     def cancel(self, tasks: Sequence[int]) -> None:
         """Forget tasks whose results nobody will read (their memory is freed on arrival)."""
         with self.lock:
-            self._cancel(tasks)
-
-    def _cancel(self, tasks: Sequence[int]) -> None:
-        for task in tasks:
-            done = self._done.pop(task, None)
-            if done is not None:
-                if done[0] == 'batch':
-                    _shared_batch.discard(done[2])
-            elif task in self._owner:
-                self._cancelled.add(task)
+            for task in tasks:
+                done = self._done.pop(task, None)
+                if done is not None:
+                    if done[0] == 'batch':
+                        _shared_batch.discard(done[2])
+                elif task in self._owner:
+                    self._cancelled.add(task)
 
     def poll(self, task: int, wait: float) -> Any:
         """The batch of ``task`` if it arrives within ``wait`` s (re-raising a worker's
@@ -206,36 +200,33 @@ class ProcessPool:
     def terminate(self, reason: str = 'shut down') -> None:
         """Stop all workers now and free every batch not yet read."""
         with self.lock:
-            self._terminate(reason)
-
-    def _terminate(self, reason: str) -> None:
-        if self.broken is None:
-            self.broken = reason
-        for _, (kind, _, extra) in list(self._done.items()):
-            if kind == 'batch':
-                _shared_batch.discard(extra)
-        self._done.clear()
-        workers, self._workers = self._workers, []
-        for worker in workers:
-            try:
-                worker.conn.send(('stop',))
-            except OSError:
-                pass
-        for worker in workers:
-            worker.close()
-        deadline = time.monotonic() + 2.0
-        for worker in workers:
-            while _pid_alive(worker.pid) and time.monotonic() < deadline:
-                time.sleep(0.005)
-            if _pid_alive(worker.pid):
+            if self.broken is None:
+                self.broken = reason
+            for _, (kind, _, extra) in list(self._done.items()):
+                if kind == 'batch':
+                    _shared_batch.discard(extra)
+            self._done.clear()
+            workers, self._workers = self._workers, []
+            for worker in workers:
                 try:
-                    os.kill(worker.pid, signal.SIGKILL)
-                except ProcessLookupError:
+                    worker.conn.send(('stop',))
+                except OSError:
                     pass
-        killed_by = time.monotonic() + 2.0  # SIGKILL is delivered asynchronously: wait until it took effect
-        for worker in workers:
-            while _pid_alive(worker.pid) and time.monotonic() < killed_by:
-                time.sleep(0.005)
+            for worker in workers:
+                worker.close()
+            deadline = time.monotonic() + 2.0
+            for worker in workers:
+                while _pid_alive(worker.pid) and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                if _pid_alive(worker.pid):
+                    try:
+                        os.kill(worker.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            killed_by = time.monotonic() + 2.0  # SIGKILL is delivered asynchronously: wait until it took effect
+            for worker in workers:
+                while _pid_alive(worker.pid) and time.monotonic() < killed_by:
+                    time.sleep(0.005)
 
 
 def _pid_alive(pid: int) -> bool:

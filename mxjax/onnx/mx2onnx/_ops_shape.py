@@ -25,26 +25,32 @@ def _flatten(node: OpNode) -> None:
 # ("const", v)  a fixed size; ("copy", i)  input dim i; ("prod", (i, j))  dims i*j;
 # ("infer",)  the one dim ONNX infers (-1)
 
-def _legacy_recipe(codes: list[int], rank: int) -> list[tuple]:
+# what the special codes mean: Reshape's ``shape`` (legacy) and npx.reshape's ``newshape``;
+# any other non-negative code is a fixed size
+_LEGACY_CODES = {0: "copy", -1: "infer", -2: "rest", -3: "prod", -4: "split"}
+_NPX_CODES = {-1: "infer", -2: "copy", -3: "skip", -4: "rest", -5: "prod", -6: "split"}
+
+
+def _recipe(codes: list[int], rank: int, meaning: dict) -> list[tuple]:
     recipe, src, k = [], 0, 0
     while k < len(codes):
         code = codes[k]
-        if code > 0:
+        action = meaning.get(code, "const" if code >= 0 else None)
+        if action == "const":
             recipe.append(("const", code))
             src += 1
-        elif code == 0:
-            recipe.append(("copy", src))
+        elif action in ("infer", "copy"):
+            recipe.append(("infer",) if action == "infer" else ("copy", src))
             src += 1
-        elif code == -1:
-            recipe.append(("infer",))
+        elif action == "skip":
             src += 1
-        elif code == -2:
+        elif action == "rest":
             recipe.extend(("copy", i) for i in range(src, rank))
             src = rank
-        elif code == -3:
+        elif action == "prod":
             recipe.append(("prod", (src, src + 1)))
             src += 2
-        elif code == -4:
+        elif action == "split":
             recipe.extend(("infer",) if d == -1 else ("const", d) for d in codes[k + 1:k + 3])
             src += 1
             k += 2
@@ -52,37 +58,14 @@ def _legacy_recipe(codes: list[int], rank: int) -> list[tuple]:
             raise ValueError(f"unknown reshape code {code}")
         k += 1
     return recipe
+
+
+def _legacy_recipe(codes: list[int], rank: int) -> list[tuple]:
+    return _recipe(codes, rank, _LEGACY_CODES)
 
 
 def _npx_recipe(codes: list[int], rank: int) -> list[tuple]:
-    recipe, src, k = [], 0, 0
-    while k < len(codes):
-        code = codes[k]
-        if code >= 0:
-            recipe.append(("const", code))
-            src += 1
-        elif code == -1:
-            recipe.append(("infer",))
-            src += 1
-        elif code == -2:
-            recipe.append(("copy", src))
-            src += 1
-        elif code == -3:
-            src += 1
-        elif code == -4:
-            recipe.extend(("copy", i) for i in range(src, rank))
-            src = rank
-        elif code == -5:
-            recipe.append(("prod", (src, src + 1)))
-            src += 2
-        elif code == -6:
-            recipe.extend(("infer",) if d == -1 else ("const", d) for d in codes[k + 1:k + 3])
-            src += 1
-            k += 2
-        else:
-            raise ValueError(f"unknown reshape code {code}")
-        k += 1
-    return recipe
+    return _recipe(codes, rank, _NPX_CODES)
 
 
 def _reversed_recipe(build: Any, codes: list[int], rank: int) -> list[tuple]:

@@ -10,16 +10,6 @@ from mxjax.gluon.data import batchify
 from mxjax.gluon.data.batchify import default_batchify_fn, default_mp_batchify_fn
 
 
-@pytest.fixture
-def nd_mode():
-    dtype = mx.util.is_np_default_dtype()
-    mx.util.reset_np()
-    try:
-        yield
-    finally:
-        mx.util.set_np(dtype=dtype)
-
-
 def _check(out, expected, dtype=None, cls=mx.np.ndarray):
     expected = np.asarray(expected)
     assert type(out) is cls

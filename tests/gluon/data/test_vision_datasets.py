@@ -23,16 +23,6 @@ from mxjax.gluon.data import vision
 FIXTURES = Path(__file__).parent / '../../fixtures/gluon_data'
 
 
-@pytest.fixture
-def nd_mode():
-    dtype = mx.util.is_np_default_dtype()
-    mx.util.reset_np()
-    try:
-        yield
-    finally:
-        mx.util.set_np(dtype=dtype)
-
-
 def test_public_names_match_mxnet():
     assert vision.datasets.__all__ == ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100',
                                        'ImageRecordDataset', 'ImageFolderDataset', 'ImageListDataset']
