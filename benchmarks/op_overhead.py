@@ -3,6 +3,10 @@
 Prints microseconds per op and the ratio to raw eager ``jax.numpy`` for
 ``c = a + b`` on shape (100,) and a dependent chain ``x = x * 1.0001``,
 for ``mx.np`` and ``mx.nd`` arrays.  Goal (issue 2): ratio <= 1.3.
+
+``--indexing`` times the bounds-checked index ops instead (issue 18): ``x[idx]`` with an
+index array, ``take``, ``gather_nd`` and ``x[idx] = v``, each imperatively and inside a
+hybridized block, in microseconds per call.
 """
 from __future__ import annotations
 
@@ -31,11 +35,57 @@ def chain_us(x, steps: int, repeat: int) -> float:
     return min(timeit.repeat(run, number=1, repeat=repeat)) / steps * 1e6
 
 
+def _setitem(x, idx):
+    y = x.copy()
+    y[idx] = 1.0
+    return y
+
+
+def _indexing_workloads():
+    """(name, fn(x, idx), hybridizable) triples, each one indexing op on an mx.np array
+    (deferred compute records no in-place writes, so ``x[idx] = v`` runs imperatively only)."""
+    return [
+        ("x[idx]", lambda x, idx: x[idx], True),
+        ("take", lambda x, idx: mx.np.take(x, idx, axis=0), True),
+        ("gather_nd", lambda x, idx: mx.npx.gather_nd(x, idx.reshape(1, -1)), True),
+        ("index_update", lambda x, idx: mx.npx.index_update(x, idx.reshape(1, -1), 1.0), True),
+        ("x[idx] = 1", _setitem, False),
+    ]
+
+
+class _Apply(mx.gluon.HybridBlock):
+    def __init__(self, fn):
+        super().__init__()
+        self._fn = fn
+
+    def forward(self, x, idx):
+        return self._fn(x, idx)
+
+
+def indexing_main(args: argparse.Namespace) -> None:
+    x = mx.np.array(onp.arange(64 * 32, dtype=onp.float32).reshape(64, 32))
+    idx = mx.np.array(onp.arange(0, 64, 3), dtype="int64")
+    number = max(args.number // 10, 10)
+    print(f"{'op':<12} {'imperative us':>14} {'hybridized us':>14}")
+    for name, fn, hybridizable in _indexing_workloads():
+        eager = per_op_us(lambda: fn(x, idx).wait_to_read(), number, args.repeat)
+        hybrid = "-"
+        if hybridizable:
+            block = _Apply(fn)
+            block.hybridize()
+            hybrid = f"{per_op_us(lambda: block(x, idx).wait_to_read(), number, args.repeat):.2f}"
+        print(f"{name:<12} {eager:14.2f} {hybrid:>14}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--indexing", action="store_true", help="time the bounds-checked index ops")
     args = parser.parse_args()
+    if args.indexing:
+        indexing_main(args)
+        return
 
     values = onp.arange(100, dtype=onp.float32)
     ja, jb = jnp.asarray(values), jnp.asarray(values + 1)

@@ -68,8 +68,16 @@ def _slice_part(v: Any) -> Any:
         raise MXNetIndexError(f"slice indices must be integers or None, got {type(v).__name__}") from None
 
 
-def build_key(static: tuple, arrays: tuple) -> tuple:
-    """Rebuild the NumPy index tuple from a static key and the (traced or concrete) index arrays."""
+def build_key(static: tuple, arrays: tuple, shape: tuple | None = None, op: str = "__getitem__") -> tuple:
+    """Rebuild the NumPy index tuple from a static key and the (traced or concrete) index arrays.
+
+    With the indexed array's ``shape``, integer index arrays are first guarded against
+    their axis' length (see ``operator._checked.guard``): an out-of-range index raises
+    ``IndexError`` at the first read of the result instead of being clamped (JAX) or
+    dropped (scatter).
+    """
+    if shape is not None:
+        arrays = _guarded(static, tuple(arrays), tuple(shape), op)
     out = []
     for item in static:
         tag = item[0]
@@ -83,6 +91,40 @@ def build_key(static: tuple, arrays: tuple) -> tuple:
             out.append(Ellipsis)
         else:
             out.append(arrays[item[1]])
+    return tuple(out)
+
+
+def array_axes(static: tuple, ndim: int) -> dict[int, int]:
+    """``{array position: the axis it indexes}`` for the integer index arrays of a key, up to
+    the first boolean mask (a mask's axes depend on its rank, known only with its value)."""
+    axes, axis = {}, 0
+    n_real = sum(1 for item in static if item[0] in "isab")
+    for item in static:
+        tag = item[0]
+        if tag == "b":
+            break
+        if tag == "e":
+            axis += ndim - n_real
+        elif tag == "a":
+            axes[item[1]] = axis
+            axis += 1
+        elif tag in "is":
+            axis += 1
+    return {pos: ax for pos, ax in axes.items() if ax < ndim}
+
+
+def _guarded(static: tuple, arrays: tuple, shape: tuple, op: str) -> tuple:
+    from .operator._checked import guard  # deferred: the operator package imports this module
+
+    axes = array_axes(static, len(shape))
+    if not axes:
+        return arrays
+    checks = [(arrays[pos], shape[axis], axis) for pos, axis in axes.items()]
+    context = f"array shape {shape}, index shapes {[tuple(arrays[pos].shape) for pos in axes]}"
+    guarded = guard(op, checks, [arrays[pos] for pos in axes], context)
+    out = list(arrays)
+    for pos, value in zip(axes, guarded):
+        out[pos] = value
     return tuple(out)
 
 

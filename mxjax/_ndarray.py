@@ -22,6 +22,7 @@ from . import engine as _engine
 from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
 from .device import Device, current_device
 from .operator import OpDef, get_op
+from .operator import _checked
 
 _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _Tracer = jax.core.Tracer
@@ -475,12 +476,15 @@ class NDArray:
                 jax.block_until_ready(data)
         except Exception as err:  # asynchronous XLA failures surface here
             raise MXNetError(f"error while computing this array: {err}") from None
+        _checked.raise_pending()  # an index out of range found inside a compiled program
 
     wait_to_write = wait_to_read
 
     def to_jax(self) -> jax.Array:
         """The underlying ``jax.Array``: computes a lazy (deferred) array, waits for pending engine
-        writes and re-raises their failure."""
+        writes and re-raises their failure (and an out-of-range index a compiled program found)."""
+        if _checked.PENDING:
+            _checked.raise_pending()
         var = self._var
         if var is not None:
             if isinstance(var, Lazy):
@@ -930,6 +934,7 @@ def waitall() -> None:
             buf.block_until_ready()
     except Exception as err:
         raise MXNetError(f"error in an asynchronous computation: {err}") from None
+    _checked.raise_pending()  # an index a compiled program found out of range
 
 
 def _flatten(x: NDArray) -> Any:

@@ -50,13 +50,13 @@ def transpose(a, *, axes: shape | None = None):
 
 def _getitem(data, *indices, key: tuple = ()):
     """``data[key]`` with NumPy's basic and advanced indexing."""
-    return data[_indexing.build_key(key, indices)]
+    return data[_indexing.build_key(key, indices, data.shape, "__getitem__")]
 
 
 def _setitem(data, value, *indices, key: tuple = ()):
     """A copy of ``data`` with ``data[key] = value`` (the NDArray then takes it as its new buffer)."""
     value = jnp.asarray(value).astype(data.dtype)
-    return data.at[_indexing.build_key(key, indices)].set(value)
+    return data.at[_indexing.build_key(key, indices, data.shape, "__setitem__")].set(value)
 
 
 def _setitem_mask(data, value, *indices, key: tuple = ()):

@@ -6,6 +6,7 @@ from math import prod
 import jax.numpy as jnp
 
 from ..base import MXNetIndexError, MXNetValueError
+from ._checked import guard
 from .legacy_reduce import norm_axis
 from .registry import defop
 
@@ -203,7 +204,8 @@ def legacy_pad(data, *, mode: str = "constant", pad_width: shape = (), constant_
 
 @defop("_legacy_take")
 def legacy_take(a, indices, *, axis: int = 0, mode: str = "clip"):
-    """Legacy ``take``: gather along ``axis``; out-of-range indices are clipped (or wrapped, mode='wrap')."""
+    """Legacy ``take``: gather along ``axis``; out-of-range indices are clipped (mode='clip'), wrapped
+    ('wrap') or raise IndexError ('raise'; inside a compiled graph, at the first read of the result)."""
     if mode not in ("clip", "wrap", "raise"):
         raise MXNetValueError(f"take: mode must be 'clip', 'wrap' or 'raise', got {mode!r}")
     ax = norm_axis(axis, a.ndim, "take")
@@ -212,7 +214,10 @@ def legacy_take(a, indices, *, axis: int = 0, mode: str = "clip"):
         raise MXNetIndexError(f"take: cannot take from an empty axis {axis} of shape {_shape(a)}")
     idx = jnp.asarray(indices)
     idx = (jnp.trunc(idx) if jnp.issubdtype(idx.dtype, jnp.inexact) else idx).astype(jnp.int64)
-    # 'raise' is checked on concrete indices by mx.nd.take; inside a compiled graph it clips
+    if mode == "raise":  # mx.nd.take checks concrete indices; this covers compiled graphs
+        context = f"array shape {_shape(a)}, indices shape {tuple(idx.shape)}"
+        (idx,) = guard("take", [(idx, n, ax)], [idx], context)
+        idx = jnp.where(idx < 0, idx + n, idx)
     idx = jnp.mod(idx, n) if mode == "wrap" else jnp.clip(idx, 0, n - 1)
     return jnp.take(a, idx, axis=ax)
 

@@ -2,8 +2,9 @@
 diagonal, trace, unravel_index, ravel_multi_index, fill_diagonal.
 
 NumPy raises for out-of-range index VALUES; a compiled program cannot, so those
-ops carry a ``check=``: the bounds check runs on concrete inputs in imperative
-mode, and inside a traced graph (hybridize/jit) out-of-range indices are clipped.
+ops carry a ``check=`` (the bounds check on concrete inputs in imperative mode)
+and a ``guard`` inside their compute: a traced graph (hybridize/jit) records the
+failure and the first read of its result raises it (see ``_checked``).
 Index positions given as parameters (``delete``/``insert``'s ``obj``) are static,
 so their bounds are checked at trace time.
 """
@@ -15,7 +16,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
-from ._checked import check_index_bounds, host_indices
+from ._checked import check_index_bounds, guard, host_indices
 from ._dtypes import fix_float
 from .registry import defop
 
@@ -58,20 +59,32 @@ def _check_take(a: Any, indices: Any, *, axis: int | None = None, mode: str = "r
 def take(a, indices, *, axis: int | None = None, mode: str = "raise"):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None).
 
-    mode 'raise' (NumPy's default) raises IndexError for an out-of-range index in
-    imperative mode; inside a traced graph the indices cannot be read and are
-    clipped instead.  'wrap' wraps around, 'clip' clips (a negative index clips to 0)."""
+    mode 'raise' (NumPy's default) raises IndexError for an out-of-range index: at the
+    call in imperative mode, at the first read of the result inside a traced graph.
+    'wrap' wraps around, 'clip' clips (a negative index clips to 0)."""
     if mode not in _TAKE_MODES:
         raise MXNetValueError(f"take: mode must be one of 'raise', 'wrap', 'clip', got {mode!r}")
     indices = _int_indices("take", indices)
+    context = f"array shape {tuple(jnp.shape(a))}, indices shape {tuple(indices.shape)}"
     if axis is None:
         a, axis = jnp.ravel(a), 0
     axis, size = _axis_size("take", jnp.shape(a), axis)
     if size == 0 and indices.size:
         raise MXNetIndexError(f"take: cannot do a non-empty take from an empty axis (shape {jnp.shape(a)})")
     if mode == "raise":
+        (indices,) = guard("take", [(indices, size, axis)], [indices], context)
         indices, mode = jnp.where(indices < 0, indices + size, indices), "clip"
     return jnp.take(a, indices, axis=axis, mode=mode)
+
+
+def _guard_along(op: str, arr: Any, indices: Any, axis: int | None) -> Any:
+    """``indices`` guarded against the length of ``axis`` (of the flattened ``arr`` when None)."""
+    shape = jnp.shape(arr)
+    if axis is not None and not -len(shape) <= axis < len(shape):
+        return indices  # jnp reports the bad axis
+    axis, size = _axis_size(op, shape, axis)
+    context = f"array shape {tuple(shape)}, indices shape {tuple(indices.shape)}"
+    return guard(op, [(indices, size, axis)], [indices], context)[0]
 
 
 def _check_along(arr: Any, indices: Any, *rest: Any, axis: int | None = -1) -> None:
@@ -84,9 +97,9 @@ def _check_along(arr: Any, indices: Any, *rest: Any, axis: int | None = -1) -> N
 
 @defop("take_along_axis", check=_check_along)
 def take_along_axis(arr, indices, *, axis: int | None = -1):
-    """Values of ``arr`` at matching 1-D ``indices`` slices along ``axis`` (out-of-range: IndexError
-    imperatively, clipped inside a traced graph)."""
-    indices = _int_indices("take_along_axis", indices)
+    """Values of ``arr`` at matching 1-D ``indices`` slices along ``axis`` (out-of-range: IndexError,
+    at the call or at the first read of a traced graph's result)."""
+    indices = _guard_along("take_along_axis", arr, _int_indices("take_along_axis", indices), axis)
     if (arr.ndim if axis is not None else 1) != indices.ndim:
         raise MXNetValueError(f"take_along_axis: indices and arr must have the same number of dimensions, "
                               f"got shapes {indices.shape} and {arr.shape}")
@@ -97,7 +110,7 @@ def take_along_axis(arr, indices, *, axis: int | None = -1):
 def put_along_axis(arr, indices, values, *, axis: int | None = -1):
     """A copy of ``arr`` with ``values`` put at matching 1-D ``indices`` slices along ``axis``
     (``np.put_along_axis`` writes it back into ``arr``)."""
-    indices = _int_indices("put_along_axis", indices)
+    indices = _guard_along("put_along_axis", arr, _int_indices("put_along_axis", indices), axis)
     if axis is None:
         return jnp.put_along_axis(jnp.ravel(arr), indices, values, 0, inplace=False,
                                   mode="clip").reshape(arr.shape)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jax import lax
 
+from ._checked import check_index_bounds, guard, host_indices
 from .nn_util import check_choice, fail, float_input, norm_axis
 from .registry import defop
 
@@ -193,25 +194,46 @@ def batch_dot(lhs, rhs, *, transpose_a: bool = False, transpose_b: bool = False,
     return jnp.matmul(a, b)
 
 
-def _nd_key(op, indices, data_ndim):
+def _nd_key(op, indices, target_shape):
+    """One index array per leading axis of ``target_shape``, each guarded against that axis' length
+    (an index in ``[-size, size)`` is valid, a negative one counting from the end)."""
     idx = _as_index(indices)
+    data_ndim = len(target_shape)
     if idx.ndim < 1 or idx.shape[0] > data_ndim:
         fail(op, f"indices of shape {tuple(indices.shape)} must have a first axis of length 1 to "
                  f"{data_ndim} (one row per indexed data axis)")
-    return tuple(idx[i] for i in range(idx.shape[0]))
+    rows = tuple(idx[i] for i in range(idx.shape[0]))
+    context = f"array shape {tuple(target_shape)}, indices shape {tuple(indices.shape)}"
+    return guard(op, [(row, target_shape[k], k) for k, row in enumerate(rows)], rows, context)
 
 
-@defop("gather_nd", aliases=("_npx_gather_nd",))
+def _check_nd(op, indices, target_shape):
+    """Imperative bounds check of gather_nd/scatter_nd indices (row k indexes axis k)."""
+    values = host_indices(indices)
+    if values.ndim < 1 or values.shape[0] > len(target_shape):
+        return  # the op reports the malformed indices
+    for axis in range(values.shape[0]):
+        check_index_bounds(op, values[axis], int(target_shape[axis]), axis)
+
+
+@defop("gather_nd", aliases=("_npx_gather_nd",),
+       check=lambda data, indices: _check_nd("gather_nd", indices, jnp.shape(data)))
 def gather_nd(data, indices):
-    """``out[y] = data[indices[0, y], ..., indices[M-1, y], ...]`` for indices of shape (M, *Y)."""
-    return data[_nd_key("gather_nd", indices, data.ndim)]
+    """``out[y] = data[indices[0, y], ..., indices[M-1, y], ...]`` for indices of shape (M, *Y);
+    an index outside ``[-size, size)`` raises IndexError (at the call, or at the first read of a
+    compiled program's result)."""
+    return data[_nd_key("gather_nd", indices, data.shape)]
 
 
-@defop("scatter_nd", aliases=("_npx_scatter_nd",))
+@defop("scatter_nd", aliases=("_npx_scatter_nd",),
+       check=lambda data, indices, shape=(): _check_nd("scatter_nd", indices, tuple(shape)))
 def scatter_nd(data, indices, *, shape: shape = ()):
-    """A zero array of ``shape`` with ``out[indices[:, y]] = data[y]`` (gather_nd's inverse)."""
+    """A zero array of ``shape`` with ``out[indices[:, y]] = data[y]`` (gather_nd's inverse).
+
+    MXNet drops writes to out-of-range positions silently; here they raise IndexError
+    as gather_nd's do, so no value is lost unnoticed."""
     op = "scatter_nd"
-    key = _nd_key(op, indices, len(shape))
+    key = _nd_key(op, indices, tuple(shape))
     expected = tuple(indices.shape[1:]) + tuple(shape[len(key):])
     if tuple(data.shape) != expected:
         fail(op, f"data has shape {tuple(data.shape)} but {expected} is expected for indices "

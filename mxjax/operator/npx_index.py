@@ -4,7 +4,8 @@
 of one element (or sub-array) of ``a``'s first ``K`` axes, and ``val`` broadcasts to
 ``(N,) + a.shape[K:]``.  Repeated indices accumulate in ``index_add``; in
 ``index_update`` the last write wins (MXNet's CPU order).  Out-of-range indices raise
-in imperative mode; under a trace XLA drops them.
+IndexError: at the call in imperative mode, at the first read of the result of a traced
+program (XLA would drop them silently; MXNet 2.0 reads out of bounds, even crashes).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
+from ._checked import guard
 from .registry import defop
 
 
@@ -39,7 +41,9 @@ def _scatter_args(op: str, a, ind, val):
     except ValueError:
         raise MXNetValueError(f"{op}: 'val' of shape {tuple(jnp.shape(val))} does not broadcast to {target} "
                               f"(N indexed elements of a {tuple(a.shape)})") from None
-    return tuple(ind[k] for k in range(ind.shape[0])), val
+    rows = tuple(ind[k] for k in range(ind.shape[0]))
+    context = f"array shape {tuple(a.shape)}, ind shape {tuple(ind.shape)}"
+    return guard(op, [(row, a.shape[k], k) for k, row in enumerate(rows)], rows, context), val
 
 
 @defop("_npx_index_add", aliases=("index_add",), check=lambda a, ind, val: _check_index("index_add", a, ind, val))
