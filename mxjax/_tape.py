@@ -62,7 +62,7 @@ class Node:
     """
 
     __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic", "datas", "values", "fused", "sig", "region", "__weakref__")
+                 "custom", "dynamic", "datas", "values", "fused", "sig", "region", "ints", "__weakref__")
 
     def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
                  out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
@@ -74,6 +74,7 @@ class Node:
         self.fused: Any = None  # the PendingBackward that will compute this node
         self.sig: tuple | None = None  # a deferred node's input avals (("py", type name) for Python values)
         self.region: _Plan | None = None  # the region a deferred node joined (see _Plan)
+        self.ints = False  # an integer input is differentiated: the integer outputs are too (see record)
         self.seq = next(_sequence)
 
     @property
@@ -148,12 +149,7 @@ def _forward_with_vjp(key: Any, fn: Callable, diff: tuple, dynamic: bool) -> Cal
     forward = _FORWARD_CACHE.get(cache_key)
     if forward is None:
         def forward(*inputs: Any) -> Any:
-            def partial_fn(*diff_inputs: Any) -> Any:
-                full = list(inputs)
-                for i, value in zip(diff, diff_inputs):
-                    full[i] = value
-                return fn(*full)
-            return jax.vjp(partial_fn, *(inputs[i] for i in diff))
+            return vjp_of(fn, inputs, diff)
         if not dynamic:
             forward = jax.jit(forward)
         bounded(_FORWARD_CACHE)[cache_key] = forward
@@ -163,6 +159,97 @@ def _forward_with_vjp(key: Any, fn: Callable, diff: tuple, dynamic: bool) -> Cal
 @jax.jit
 def apply_vjp(vjp: Any, cotangents: Any) -> Any:
     return vjp(cotangents)
+
+
+# ----------------------------------------------------------------------------- integer gradients
+# MXNet gives an integer variable a gradient of its own dtype (d(x*x)/dx = 2x for int32 x): each op's
+# backward kernel runs in the input's dtype, so a fractional gradient truncates toward zero where it
+# enters an integer array.  JAX has no cotangents for integers (float0), so an op with differentiated
+# integer inputs is differentiated at float "twins" of them, its outputs' cotangents cast to the
+# twin's output dtypes and the input gradients cast back to the integer dtypes (the truncation).
+
+def _integer(dtype: Any) -> bool:
+    return onp.dtype(dtype).kind in "iu"
+
+
+def _int_tracked(entry: Any, dtype: Any) -> bool:
+    """Whether an integer input is differentiated: an integer variable, or an integer output of a
+    node that differentiated integers.  (An argmax of floats stays out: its gradient is zero anyway,
+    and its indices feed take/one_hot, which cannot run on float twins.)"""
+    return (type(entry) is Leaf or entry[0].ints) and _integer(dtype)
+
+
+def _integer_only(inputs: Sequence[Any], diff: list, entries: list) -> bool:
+    """An op with a float array input gives its integer inputs no gradient (MXNet's mixed int/float
+    ops do not: ``(i * w).sum()`` leaves ``i.grad`` zero, tracked ``w`` or not); then they are
+    dropped from ``diff``.  Returns whether integer inputs are still differentiated."""
+    if not any(isinstance(x, NDArray) and _inexact(x._data.dtype) for x in inputs):
+        return True
+    for i in [i for i in diff if not _inexact(inputs[i]._data.dtype)]:
+        diff.remove(i)
+        entries[i] = None
+    return False
+
+
+def _twin(x: Any) -> Any:
+    """The float stand-in of an integer array: exact for 16-bit integers in float32, for 32-bit (and
+    53-bit) ones in float64."""
+    return x.astype(jnp.float32 if x.dtype.itemsize <= 2 else jnp.float64)
+
+
+def _as_float_out(out: Any) -> Any:
+    """A twin's outputs, integer ones as float32 (their cotangent is zero, as MXNet's for argmax)."""
+    if isinstance(out, (tuple, list)):
+        return tuple(map(_as_float_out, out))
+    return out if _inexact(out.dtype) else out.astype(jnp.float32)
+
+
+@functools.lru_cache(maxsize=256)
+def _cast_pullback(out_dtypes: tuple, in_dtypes: tuple) -> Callable:
+    """The pullback of a twin: output cotangents cast to the twin's dtypes, input gradients to the
+    inputs' own (one function per signature, so jitted callers see a stable static part)."""
+    def pullback(vjp: Any, cotangents: Any) -> tuple:
+        leaves, tree = jax.tree.flatten(cotangents)
+        cast = tree.unflatten([c.astype(d) for c, d in zip(leaves, out_dtypes)])
+        return tuple(g.astype(d) for g, d in zip(vjp(cast), in_dtypes))
+    return pullback
+
+
+def vjp_of(fn: Callable, inputs: Sequence[Any], diff: tuple) -> tuple:
+    """``(outputs, pullback)`` of ``fn`` at ``inputs`` w.r.t. the ``diff`` positions (``jax.vjp``);
+    integer positions get gradients of their own dtype (see above)."""
+    def partial_fn(*diff_inputs: Any) -> Any:
+        full = list(inputs)
+        for i, value in zip(diff, diff_inputs):
+            full[i] = value
+        return fn(*full)
+    ints = [i for i in diff if not _inexact(inputs[i].dtype)]
+    if not ints:
+        return jax.vjp(partial_fn, *(inputs[i] for i in diff))
+    out = fn(*inputs)  # the values as the integers give them (overflow, integer division...)
+    twin_out, vjp = jax.vjp(lambda *d: _as_float_out(partial_fn(*d)),
+                            *(_twin(inputs[i]) if i in ints else inputs[i] for i in diff))
+    pullback = _cast_pullback(tuple(o.dtype for o in jax.tree.leaves(twin_out)),
+                              tuple(inputs[i].dtype for i in diff))
+    return out, jax.tree_util.Partial(pullback, vjp)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def _truncate_grad(x: Any, dtype: Any) -> Any:
+    """Identity on a twin whose gradient is truncated as it would be in ``dtype`` (an integer
+    array read by an op of a fused program: MXNet's per-op integer backward)."""
+    return x
+
+
+def _truncate_fwd(x: Any, dtype: Any) -> tuple:
+    return x, None
+
+
+def _truncate_bwd(dtype: Any, _: Any, ct: Any) -> tuple:
+    return (ct.astype(dtype).astype(ct.dtype),)
+
+
+_truncate_grad.defvjp(_truncate_fwd, _truncate_bwd)
 
 
 def _aval_key(x: Any) -> Any:
@@ -187,16 +274,23 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     deferred node (and ``fn`` has static shapes): then it is deferred too.
     """
     n = len(inputs)
-    diff, entries, datas, shape_key, lazy = [], [None] * n, list(inputs), [key], False
+    diff, entries, datas, shape_key, lazy, ints = [], [None] * n, list(inputs), [key], False, False
     for i, x in enumerate(inputs):  # one pass: this runs for every recorded op
         if isinstance(x, NDArray):
             data = x._data
             dtype = data.dtype
             if out_cls is None:
                 out_cls = type(x)
-            if x._ag is not None and (_INEXACT.get(dtype) or _inexact(dtype)):
-                diff.append(i)
-                entries[i] = x._ag
+            ag = x._ag
+            if ag is not None:
+                if _INEXACT.get(dtype) or _inexact(dtype):
+                    diff.append(i)
+                    entries[i] = ag
+                elif _int_tracked(ag, dtype):
+                    diff.append(i)
+                    entries[i] = ag
+                    ints = True
+            shape_key.append((data.shape, dtype))
             var = x._var
             if var is None:
                 datas[i] = data
@@ -205,12 +299,13 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
                 datas[i] = _LAZY_INPUT
             else:
                 datas[i] = x.to_jax()
-            shape_key.append((data.shape, dtype))
         else:
             shape_key.append(_aval_key(x))
+    if ints:
+        ints = _integer_only(inputs, diff, entries)
     diff, entries = tuple(diff), tuple(entries)
     if not dynamic and (defer or lazy):
-        return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas)
+        return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas, ints)
     if lazy:  # a dynamic-shape op reads its lazy inputs now
         datas = [x.to_jax() if d is _LAZY_INPUT else d for x, d in zip(inputs, datas)]
     try:
@@ -224,6 +319,7 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     avals = tuple((r._data.shape, r._data.dtype) for r in results)  # for zero cotangents of unused outputs
     node = Node(key, fn, tuple(inputs), entries, diff, vjp, avals, isinstance(outs, tuple), name,
                 dynamic=dynamic)
+    node.ints = ints
     for i, r in enumerate(results):
         r._ag = (node, i)
     return outs
@@ -240,7 +336,7 @@ def _inexact(dtype: Any) -> bool:
 
 
 def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str,
-                     diff: tuple, entries: tuple, datas: list) -> Any:
+                     diff: tuple, entries: tuple, datas: list, ints: bool = False) -> Any:
     """A deferred node; ``cache_key`` is ``(key, *input avals)``, ``datas`` the input values with
     lazy ones marked ``_LAZY_INPUT``."""
     out = _SHAPE_CACHE.get(cache_key)
@@ -261,6 +357,7 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
     node = Node(cache_key[0], fn, tuple(inputs), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
     node.sig = sig
+    node.ints = ints
     region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
     for x, data in zip(inputs, datas):
         if data is _LAZY_INPUT:
@@ -482,21 +579,35 @@ class _Plan:
         fns, multis = [n.fn for n in self.nodes], [n.multi for n in self.nodes]
         wiring, ct_refs, diff_positions, target_slots, kept = self.wiring
         slots_of = [w[3] for w in wiring]
+        out_dtypes = [[aval[1] for aval in n.out_avals] for n in self.nodes]
 
-        def forward(diff_values: list, ext_values: list) -> tuple:
+        def forward(diff_values: list, ext_values: list, twin: bool = False) -> tuple:
             ext = list(ext_values)
             for p, v in zip(diff_positions, diff_values):
                 ext[p] = v
             outs: list = []
             for fn, slots, multi in zip(fns, slots_of, multis):
-                out = fn(*(ext[i] if k < 0 else outs[k][i] for k, i in slots))
+                args = [ext[i] if k < 0 else outs[k][i] for k, i in slots]
+                if twin:  # a float twin where the op reads an integer: truncate its gradient there
+                    for a, (k, i) in enumerate(slots):
+                        actual = getattr(ext_values[i], "dtype", None) if k < 0 else out_dtypes[k][i]
+                        if actual is not None and _integer(actual) and _inexact(args[a].dtype):
+                            args[a] = _truncate_grad(args[a], onp.dtype(actual))
+                out = fn(*args)
                 outs.append(tuple(out) if multi else (out,))
             return [outs[k][i] for k, i in ct_refs], outs
 
         def core(ext_values: list, cts: list, olds: list | None) -> tuple:
             primals = [ext_values[p] for p in diff_positions]
-            _, vjp, outs = jax.vjp(lambda d: forward(d, ext_values), primals, has_aux=True)
-            (grads,) = vjp(cts)
+            if all(_inexact(v.dtype) for v in primals):
+                _, vjp, outs = jax.vjp(lambda d: forward(d, ext_values), primals, has_aux=True)
+                (grads,) = vjp(cts)
+            else:  # integer variables: the values from the integers, the gradients from float twins
+                _, outs = forward(primals, ext_values)
+                twin_outs, vjp = jax.vjp(lambda d: _as_float_out(forward(d, ext_values, True)[0]),
+                                         [v if _inexact(v.dtype) else _twin(v) for v in primals])
+                (grads,) = vjp(tuple(c.astype(o.dtype) for c, o in zip(cts, twin_outs)))
+                grads = [g.astype(v.dtype) for g, v in zip(grads, primals)]
             totals = []
             for slots, old in zip(target_slots, olds or [None] * len(target_slots)):
                 total = grads[slots[0]]

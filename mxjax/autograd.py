@@ -329,13 +329,9 @@ def _grad_fn(node: _Node) -> Callable:
 
         def fn(*args: Any) -> Any:
             inputs, cts = args[:n], args[n:]
-
-            def partial_fn(*diff_inputs: Any) -> Any:
-                full = list(inputs)
-                for i, value in zip(diff, diff_inputs):
-                    full[i] = value
-                return forward(*full)
-            _, vjp = jax.vjp(partial_fn, *(inputs[i] for i in diff))
+            out, vjp = _tape.vjp_of(forward, inputs, diff)  # (integer inputs: gradients of their dtype)
+            # differentiated again, integer inputs arrive as float twins: the cotangents follow them
+            cts = [c.astype(o.dtype) for c, o in zip(cts, jax.tree.leaves(out))]
             return tuple(vjp(tuple(cts) if multi else cts[0]))
         _GRAD_FNS[key] = fn
     return fn

@@ -6,6 +6,7 @@ the shape from the first input (``infer_shape``) and the initializer runs then.
 """
 from __future__ import annotations
 
+import threading
 import uuid
 import warnings
 from typing import Any
@@ -17,6 +18,7 @@ from .. import _config, initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device, current_device
 from .._ndarray import NDArray, _default_class
+from ..optimizer import _donation
 
 __all__ = ["Parameter", "Constant", "DeferredInitializationError"]
 
@@ -142,7 +144,13 @@ class Parameter:
                     "not known; it is initialized on the block's first forward pass")
             raise MXNetError(f"Parameter {self.name!r} has not been initialized. Call block.initialize() (or "
                              "param.initialize()) before using it")
-        return self._data
+        data = self._data
+        found = _donation.readers.get(id(data))  # (a thread's first read of this array: see _donation)
+        if found is None or threading.current_thread() not in found:
+            with _donation.LOCK:  # not during an update's donate-and-swap: then the new buffers are read
+                _donation.note_reader(data)
+                data = self._data
+        return data
 
     def data(self, device: Device | None = None) -> NDArray:
         """The parameter's array (on ``device`` if given)."""

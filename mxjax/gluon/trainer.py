@@ -1,7 +1,8 @@
 """``gluon.Trainer``: applies an optimizer to a set of Parameters after ``backward``.
 
 All parameters are updated by one compiled call (``Optimizer.update_all`` through the
-Updater), which donates the old weight and state buffers.  A gradient that no
+Updater), which donates the old weight and state buffers -- unless another live thread has
+read those parameters (inference while training: see ``optimizer/_donation.py``).  A gradient that no
 backward has written since the last ``step`` is stale (MXNet's ``_fresh_grad``: setting
 or zeroing a gradient by hand does not make it fresh): MXNet's error unless
 ``ignore_stale_grad``, in which case that parameter is skipped.

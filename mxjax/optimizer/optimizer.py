@@ -14,7 +14,7 @@ import optax
 from .. import _config, _tape
 from ..base import MXNetTypeError, MXNetValueError
 from .._ndarray import NDArray
-from . import _rules as R
+from . import _donation, _rules as R
 from ._fused import FusedUpdate, _is_nd
 
 __all__ = ["Optimizer", "Test", "create", "register"]
@@ -329,19 +329,23 @@ class Optimizer(FusedUpdate):
         if not self._has_rule():
             raise NotImplementedError(f"{type(self).__name__} defines no update rule: override step "
                                       "(and fused_step when use_fused_step)")
-        jax_weights = [w.to_jax() for w in weights]
         lrs, wds = self.prepare_update(indices)
         steps = self._step_inputs(indices) if self._uses_step else None
-        jax_states = [None if s is None else jax.tree.map(NDArray.to_jax, s, is_leaf=_is_nd) for s in states]
         pending = _tape.pending_backward_of(grads)
-        new_weights, new_states = self.update_all(
-            jax_weights, grads if pending else [g.to_jax() for g in grads], jax_states, lrs, wds,
-            indices=indices, pending=pending, steps=steps)
-        NDArray._set_datas(weights, new_weights)
-        for s, ns in zip(states, new_states):
-            if s is not None:
-                for nd, x in zip(jax.tree.leaves(s, is_leaf=_is_nd), jax.tree.leaves(ns)):
-                    nd._set_data(x)
+        # the old weights are donated only if no other thread may be reading them; the check, the
+        # dispatch and the swap to the new buffers exclude a thread's first read (see _donation)
+        with _donation.LOCK:
+            donate = not _donation.shared(weights)
+            jax_weights = [w.to_jax() for w in weights]
+            jax_states = [None if s is None else jax.tree.map(NDArray.to_jax, s, is_leaf=_is_nd) for s in states]
+            new_weights, new_states = self.update_all(
+                jax_weights, grads if pending else [g.to_jax() for g in grads], jax_states, lrs, wds,
+                indices=indices, donate=donate, pending=pending, steps=steps)
+            NDArray._set_datas(weights, new_weights)
+            for s, ns in zip(states, new_states):
+                if s is not None:
+                    for nd, x in zip(jax.tree.leaves(s, is_leaf=_is_nd), jax.tree.leaves(ns)):
+                        nd._set_data(x)
 
     def update_multi_precision(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
         """``update`` for states from ``create_state_multi_precision``: float16 weights are updated

@@ -1,0 +1,184 @@
+"""Training in one thread while other threads run inference on the same parameters.
+
+``Trainer.step`` donates the old weight buffers to its compiled update; a buffer another
+thread has just read must not be donated (XLA's "Buffer has been deleted or donated").
+"""
+import contextlib
+import threading
+
+import numpy as onp
+import pytest
+
+import mxjax as mx
+from mxjax import autograd, gluon
+from mxjax.gluon import nn
+from mxjax.optimizer import _donation
+
+STEPS = 60  # (enough that all four threaded tests failed in every run before the fix)
+
+
+def _net(hybridize: bool) -> nn.HybridSequential:
+    net = nn.HybridSequential()
+    net.add(nn.Dense(16, activation="relu"), nn.Dense(4))
+    net.initialize(mx.init.Xavier())
+    if hybridize:
+        net.hybridize()
+    return net
+
+
+def _train_with_readers(net, trainer, steps=STEPS, readers=2, train_fn=None):
+    """Train ``steps`` steps in this thread while ``readers`` threads call ``net(x)``; returns the
+    readers' errors and how many forwards they ran."""
+    x = mx.np.array(onp.random.RandomState(0).rand(8, 10).astype("float32"))
+    y = mx.np.array(onp.random.RandomState(1).rand(8, 4).astype("float32"))
+    loss_fn = gluon.loss.L2Loss()
+    net(x).wait_to_read()  # shapes known, programs compiled, before the threads start
+    stop, errors, counts = threading.Event(), [], []
+
+    def infer():
+        n = 0
+        try:
+            while not stop.is_set():
+                net(x).asnumpy()
+                n += 1
+        except Exception as err:  # noqa: BLE001  (what the test reports)
+            errors.append(err)
+        counts.append(n)
+
+    threads = [threading.Thread(target=infer) for _ in range(readers)]
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(steps):
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            (train_fn or trainer.step)(x.shape[0])
+        net(x).asnumpy()
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(10)
+    return errors, sum(counts)
+
+
+@pytest.mark.parametrize("hybridize", [True, False])
+def test_inference_threads_while_training(hybridize):
+    net = _net(hybridize)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    errors, forwards = _train_with_readers(net, trainer)
+    assert not errors, repr(errors[0])
+    assert forwards > 0
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+def test_allreduce_then_update_path(optimizer):
+    net = _net(True)
+    trainer = gluon.Trainer(net.collect_params(), optimizer, {"learning_rate": 0.01})
+
+    def step(batch_size):
+        trainer.allreduce_grads()
+        trainer.update(batch_size)
+    errors, _ = _train_with_readers(net, trainer, steps=STEPS, train_fn=step)
+    assert not errors, repr(errors[0])
+
+
+def test_training_matches_single_threaded_result():
+    """Readers change nothing in what is learned (the non-donating update computes the same)."""
+    results = []
+    for readers in (0, 2):
+        mx.random.seed(3)
+        net = _net(True)
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+        errors, _ = _train_with_readers(net, trainer, steps=20, readers=readers)
+        assert not errors
+        results.append([p.data().asnumpy() for p in net.collect_params().values()])
+    for a, b in zip(*results):
+        onp.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_single_thread_keeps_donating():
+    net = _net(True)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    x = mx.np.ones((2, 10))
+    with autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    weights = [p.data() for p in net.collect_params().values()]
+    assert not _donation.shared(weights)
+    old = weights[0].to_jax()
+    trainer.step(2)
+    assert old.is_deleted()  # donated: the single-threaded step keeps its speed
+
+
+@contextlib.contextmanager
+def _reader_alive(net, x):
+    """Another thread has run ``net(x)`` and stays alive for the scope."""
+    ready, release = threading.Event(), threading.Event()
+
+    def reader():
+        net(x).asnumpy()
+        ready.set()
+        release.wait(10)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    ready.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        t.join(10)
+
+
+def test_reader_thread_stops_donation_until_it_ends():
+    net = _net(False)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    x = mx.np.ones((2, 10))
+    net(x)
+    weights = [p.data() for p in net.collect_params().values()]
+    with _reader_alive(net, x):
+        assert _donation.shared(weights)
+        with autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+        old = weights[0].to_jax()
+        trainer.step(2)
+        assert not old.is_deleted()  # another live thread may still read it
+        assert onp.isfinite(onp.asarray(old)).all()  # still readable
+    assert not _donation.shared(weights)  # the reader ended: donation resumes
+
+
+def test_updater_used_directly_with_reader_thread():
+    """An Updater applied to a Parameter's arrays sees the other readers as well."""
+    net = _net(False)
+    x = mx.np.ones((2, 10))
+    net(x)
+    params = list(net.collect_params().values())
+    updater = mx.optimizer.get_updater(mx.optimizer.create("sgd", learning_rate=0.1))
+    with _reader_alive(net, x):
+        weight = params[0].data()
+        old = weight.to_jax()
+        expected = onp.asarray(old) - 0.1 * 1.0
+        updater(0, mx.np.ones(weight.shape), weight)
+        assert not old.is_deleted()
+        onp.testing.assert_allclose(weight.asnumpy(), expected, rtol=1e-6)
+
+
+def test_dataloader_threads_do_not_stop_donation():
+    """A DataLoader's worker threads read no parameters: training from it still donates."""
+    net = _net(True)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    data = gluon.data.ArrayDataset(onp.ones((8, 10), "float32"), onp.zeros((8, 4), "float32"))
+    loader = gluon.data.DataLoader(data, batch_size=4, num_workers=2, thread_pool=True)
+    net(mx.np.ones((1, 10)))
+    weight = next(iter(net.collect_params().values())).data()
+    donated = []
+    for x, y in loader:
+        with autograd.record():
+            loss = ((net(x) - y) ** 2).sum()
+        loss.backward()
+        old = weight.to_jax()
+        trainer.step(4)
+        donated.append(old.is_deleted())
+    assert donated == [True, True]
