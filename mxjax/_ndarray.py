@@ -20,6 +20,7 @@ import numpy as onp
 from . import _config, _indexing
 from . import engine as _engine
 from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
+from ._value_reads import check_read
 from .device import Device, current_device
 from .operator import OpDef, get_op
 from .operator import _checked
@@ -499,25 +500,36 @@ class NDArray:
 
     def asnumpy(self) -> onp.ndarray:
         """A NumPy copy of the values (waits for pending work)."""
+        check_read(self, "asnumpy()")
+        return self._host()
+
+    def _host(self) -> onp.ndarray:
         self.wait_to_read()
         return onp.array(self._data)
 
+    def _scalar(self, how: str) -> Any:
+        check_read(self, how)
+        if self.size != 1:
+            raise MXNetValueError(f"asscalar: the array must have exactly one element, got shape {self.shape}")
+        return self._host().reshape(()).item()
+
     def item(self, *args: Any) -> Any:
-        values = self.asnumpy()
+        check_read(self, "item()")
+        values = self._host()
         if not args and values.size != 1:
             raise MXNetValueError(f"item: can only convert an array of size 1 to a Python scalar, got shape {self.shape}")
         return values.item(*args)
 
     def asscalar(self) -> Any:
-        if self.size != 1:
-            raise MXNetValueError(f"asscalar: the array must have exactly one element, got shape {self.shape}")
-        return self.asnumpy().reshape(()).item()
+        return self._scalar("asscalar()")
 
     def tolist(self) -> Any:
-        return self.asnumpy().tolist()
+        check_read(self, "tolist()")
+        return self._host().tolist()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> onp.ndarray:
-        values = self.asnumpy()
+        check_read(self, "conversion to a NumPy array")
+        values = self._host()
         return values if dtype is None else values.astype(dtype, copy=False)
 
     def __jax_array__(self) -> jax.Array:
@@ -737,32 +749,33 @@ class NDArray:
         return (self[i] for i in range(self.shape[0]))
 
     def __bool__(self) -> bool:
+        check_read(self, "bool()")
         if self.size != 1:
             raise MXNetValueError(
                 "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()")
-        return bool(self.asnumpy().reshape(()))
+        return bool(self._host().reshape(()))
 
     def __float__(self) -> float:
-        return float(self.asscalar())
+        return float(self._scalar("float()"))
 
     def __int__(self) -> int:
-        return int(self.asscalar())
+        return int(self._scalar("int()"))
 
     def __index__(self) -> int:
         if onp.dtype(self._data.dtype).kind not in "iu" or self.size != 1:
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
-        return int(self.asscalar())
+        return int(self._scalar("use as an index"))
 
     def __complex__(self) -> complex:
-        return complex(self.asscalar())
+        return complex(self._scalar("complex()"))
 
     __hash__ = object.__hash__
 
     def __reduce__(self) -> Any:
-        return (_rebuild, (type(self), self.asnumpy()))
+        return (_rebuild, (type(self), self._host()))
 
     def __repr__(self) -> str:
-        values = onp.array2string(self.asnumpy(), separator=" ")
+        values = onp.array2string(self._host(), separator=" ")
         shape = "x".join(str(s) for s in self.shape)
         return f"\n{values}\n<{type(self).__name__} {shape} @{self.device}>"
 

@@ -26,6 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from . import _compile_cache
 from .base import MXNetError
 from ._ndarray import Lazy, NDArray, op_error, wrap_outputs
 
@@ -127,13 +128,14 @@ class NamedOp:
 
 _FORWARD_CACHE: dict = {}
 _SHAPE_CACHE: dict = {}
-_FUSED_CACHE: dict = {}
+_FUSED_CACHE = _compile_cache.Programs("tape")  # fused forward+backward(+update) programs: bounded LRU
 
 
 def clear_caches() -> None:
     """Ops read the default dtype at trace time: drop compiled programs when it changes."""
-    for cache in (_FORWARD_CACHE, _SHAPE_CACHE, _FUSED_CACHE):
+    for cache in (_FORWARD_CACHE, _SHAPE_CACHE):
         cache.clear()
+    _compile_cache.drop(_FUSED_CACHE)
 
 
 def bounded(cache: dict) -> dict:
@@ -619,9 +621,9 @@ class _Plan:
 
     def program(self) -> Callable:
         """The jitted :meth:`core`, cached by the region's structure."""
-        program = _FUSED_CACHE.get(self.key)
+        program = _compile_cache.lookup(_FUSED_CACHE, self.key)
         if program is None:
-            program = bounded(_FUSED_CACHE)[self.key] = jax.jit(self.core())
+            program = _compile_cache.store(_FUSED_CACHE, self.key, jax.jit(self.core()))
         return program
 
     def grad_avals(self, olds: list | None) -> list[tuple]:
@@ -802,11 +804,11 @@ class PendingBackward:
                         subst.append((p, j))
                 subst = tuple(subst)
                 full_key = (plan.key, key, tuple(positions), subst)
-                found = _FUSED_CACHE.get(full_key)
+                found = _compile_cache.lookup(_FUSED_CACHE, full_key)
                 if found is None:
                     layout = _Packing(plan.grad_avals(olds))
-                    found = bounded(_FUSED_CACHE)[full_key] = (
-                        _with_update(plan.core(), fn, positions, subst, layout), layout)
+                    found = _compile_cache.store(_FUSED_CACHE, full_key,
+                                                 (_with_update(plan.core(), fn, positions, subst, layout), layout))
                 program, self.layout = found
                 states = None if states.count(None) == len(states) else list(states)
                 args = (ext, plan.cts, olds, list(weights), states, *extra)

@@ -238,7 +238,7 @@ def test_block_with_library_ops_imperative_and_hybridized(ref, hybridize):
     onp.testing.assert_allclose(b.grad.asnumpy(), _finite_difference(lambda v: f(a_np, v), b_np), rtol=1e-5)
     onp.testing.assert_allclose(block(a, b).asnumpy(), y.asnumpy(), rtol=1e-12)  # a second call
     if hybridize:
-        nodes = json.loads(next(iter(block._cache.values())).symbol.tojson())["nodes"]
+        nodes = json.loads(block._cache.programs()[0][1].symbol.tojson())["nodes"]
         ops = [n for n in nodes if n["op"].startswith("fx_")]
         assert [(n["op"], n["attrs"]) for n in ops] == [("fx_matmul", {"alpha": "2"}),
                                                         ("fx_scale_cols", {"scale": "0.5"})]

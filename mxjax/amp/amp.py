@@ -254,14 +254,14 @@ def _cached_entry(block: HybridBlock, data_example: Any) -> Any:
         with autograd.predict_mode():
             block(*examples)
         wanted = tuple((tuple(e.shape), onp.dtype(e.dtype)) for e in examples)
-        for (signature, training), entry in block._cache.items():
+        for (signature, training), entry in block._cache.programs():
             if not training and tuple((tuple(s), onp.dtype(d)) for s, d in signature) == wanted:
                 return entry
     if not block._cache:
         raise MXNetError(f"amp.convert_hybrid_block: {type(block).__name__} has no graph yet; please first call "
                          "block.hybridize() and then run forward with this block at least once (or pass "
                          "data_example)")
-    return next(reversed(block._cache.values()))
+    return block._cache.programs()[-1][1]
 
 
 def convert_hybrid_block(block: HybridBlock, data_example: Any = None, target_dtype: Any = "float16",

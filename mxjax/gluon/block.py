@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import operator
 import re
+import threading
 from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
@@ -21,13 +23,14 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _config, _deferred_compute as dc
+from .. import _compile_cache, _config, _deferred_compute as dc
 from .._atomic import atomic_write_group
 from .. import _rng, _tape, autograd
 from .. import profiler as _profiler
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..device import Device
 from .._ndarray import NDArray, np_class
+from .._value_reads import tracing
 from ..ndarray._io import load, save
 from ..serialization import file_label, reading
 from ..subgraph import get_backend
@@ -46,6 +49,16 @@ __all__ = ["Block", "HybridBlock"]
 _ARRAY_TYPES = (NDArray, Symbol, onp.ndarray, jax.Array)  # what a HybridBlock's inputs must include
 
 
+# Bumped by every change of any block tree's structure (a child or parameter added, replaced or
+# removed, a cast): a hybridized block compares its structure again only when this moved.
+_structure_epoch = [0]
+_serials = itertools.count()
+
+
+def _structure_changed() -> None:
+    _structure_epoch[0] += 1
+
+
 class _LoadMismatch(MXNetError, AssertionError):
     """A saved parameter whose shape or dtype does not fit: MXNet 2.0 raises AssertionError here."""
 
@@ -60,6 +73,7 @@ class Block:
         object.__setattr__(self, "_reg_params", ParameterDict())
         object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_serial", next(_serials))  # names this block in structure fingerprints
 
     # -- registration (MXNet's attribute-assignment API) -------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -67,7 +81,22 @@ class Block:
             self.register_child(value, name)
         elif isinstance(value, Parameter):
             self._reg_params.register(name, value)
+            _structure_changed()
+        elif name in self.__dict__.get("_children", ()):  # a child replaced by something else: gone
+            del self._children[name]
+            _structure_changed()
         object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        """Deleting a child or parameter attribute removes it from the block (and re-traces hybridized
+        ancestors at their next call)."""
+        if name in self.__dict__.get("_children", ()):
+            del self._children[name]
+            _structure_changed()
+        if name in self.__dict__.get("_reg_params", ()):
+            del self._reg_params[name]
+            _structure_changed()
+        object.__delattr__(self, name)
 
     @property
     def params(self) -> ParameterDict:
@@ -84,6 +113,7 @@ class Block:
         if "_children" not in self.__dict__:
             raise MXNetError(f"{type(self).__name__}: call super().__init__() before assigning children")
         self._children[name if name is not None else str(len(self._children))] = block
+        _structure_changed()
 
     def register_forward_hook(self, hook: Callable) -> Any:
         self._forward_hooks.append(hook)
@@ -145,6 +175,7 @@ class Block:
                 raise MXNetValueError(f"share_parameters: {type(self).__name__} has no parameter {name!r}")
             owner._reg_params[attr] = param
             object.__setattr__(owner, attr, param)
+        _structure_changed()
         return self
 
     def _owner_of(self, name: str) -> tuple["Block", str]:
@@ -161,6 +192,16 @@ class Block:
             child.cast(dtype)
         for param in self._reg_params.values():
             param.cast(dtype)
+        _structure_changed()
+
+    def _structure(self) -> tuple:
+        """What a traced graph of this block depends on besides its inputs: every descendant block
+        by name and identity, every parameter by name, identity and dtype."""
+        blocks = [self._serial]
+        for name, child in self._children.items():
+            blocks.append((name, child._structure()))
+        params = tuple((name, id(p), str(p.dtype)) for name, p in self._reg_params.items())
+        return (tuple(blocks), params)
 
     def reset_device(self, device: Device) -> None:
         for param in self.collect_params().values():
@@ -344,8 +385,26 @@ class HybridBlock(Block):
         super().__init__(**kwargs)
         object.__setattr__(self, "_active", False)
         object.__setattr__(self, "_flags", {})
-        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_cache", _compile_cache.Programs("block"))
         object.__setattr__(self, "_op_hook", None)
+        object.__setattr__(self, "_trace_lock", threading.RLock())  # one thread traces a signature
+        object.__setattr__(self, "_checked_epoch", -1)  # the structure epoch last compared
+        object.__setattr__(self, "_traced_structure", None)
+
+    def __getstate__(self) -> dict:
+        """Pickled without compiled programs and locks (a copy traces again on its first call), so a
+        hybridized block can go to DataLoader workers."""
+        state = dict(self.__dict__)
+        for name in ("_cache", "_trace_lock", "_checked_epoch", "_traced_structure"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_cache", _compile_cache.Programs("block"))
+        object.__setattr__(self, "_trace_lock", threading.RLock())
+        object.__setattr__(self, "_checked_epoch", -1)
+        object.__setattr__(self, "_traced_structure", None)
 
     def hybridize(self, active: bool = True, static_alloc: bool = False, static_shape: bool = False,
                   **kwargs: Any) -> None:
@@ -357,7 +416,7 @@ class HybridBlock(Block):
             get_backend(backend)
             flags["backend"] = (backend, dict(flags.pop("backend_opts", None) or {}))
         object.__setattr__(self, "_flags", flags)
-        object.__setattr__(self, "_cache", {})  # re-hybridizing rebuilds
+        _compile_cache.drop(self._cache)  # re-hybridizing rebuilds
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
 
     def optimize_for(self, x: Any, *args: Any, backend: str | None = None, clear: bool = False,
@@ -431,9 +490,12 @@ class HybridBlock(Block):
         arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
         training = _config.is_training()
         key = (tuple(None if a is None else (a._data.shape, a._data.dtype) for a in arrays), training)
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = self._build(arrays, training)
+        if self._checked_epoch != _structure_epoch[0]:
+            self._check_structure()
+        entry = _compile_cache.lookup(self._cache, key)
+        first = entry is None
+        if first:
+            entry = self._build_once(key, arrays, training)
         rng = _rng.next_key() if entry.random else None
         inputs = [a for a in arrays if a is not None]
         inputs.extend([p._check() for p in entry.params])  # their arrays (initialized: traced already)
@@ -457,6 +519,8 @@ class HybridBlock(Block):
                 lines = [line for line in str(err).splitlines() if line.strip()]
                 raise MXNetError(f"{type(self).__name__}: {lines[-1] if lines else err}") from None
             results = tuple(np_class()._wrap(o) for o in raw)
+            if first:  # the program is compiled now: count its size
+                _compile_cache.grow(self._cache, key, _compile_cache.executable_bytes(entry.compiled, args, rng), 0)
         results = results if isinstance(results, tuple) else (results,)
         outs, updates = results[:entry.n_out], results[entry.n_out:]
         if self._op_hook is not None:
@@ -464,6 +528,25 @@ class HybridBlock(Block):
         for param, value in zip(entry.aux_targets, updates):
             param.data()._take_value(value)
         return outs if entry.multi else outs[0]
+
+    def _check_structure(self) -> None:
+        """Some block tree changed: if it is this one (a child or parameter added, replaced or removed,
+        a cast), drop the traced graphs so the next call traces the new structure."""
+        with self._trace_lock:
+            epoch = _structure_epoch[0]
+            structure = self._structure()
+            if self._traced_structure is not None and structure != self._traced_structure:
+                _compile_cache.drop(self._cache)
+            object.__setattr__(self, "_traced_structure", structure)
+            object.__setattr__(self, "_checked_epoch", epoch)
+
+    def _build_once(self, key: tuple, arrays: list[NDArray], training: bool) -> CachedGraph:
+        """The entry for ``key``, traced by one thread while others calling with it wait."""
+        with self._trace_lock:
+            entry = self._cache.program(key)
+            if entry is None:
+                entry = _compile_cache.store(self._cache, key, self._build(arrays, training))
+        return entry
 
     def _build(self, arrays: list[NDArray], training: bool) -> CachedGraph:
         """One entry of the cached op: the graph of ``forward`` for this signature, compiled."""
@@ -478,7 +561,7 @@ class HybridBlock(Block):
         """What the cached op compiled, per input signature: for graphs with dynamic-shape ops, the
         static segments, how many input signatures each compiled and how many calls ran eagerly."""
         stats = {}
-        for (signature, training), entry in self._cache.items():
+        for (signature, training), entry in self._cache.programs():
             shapes = tuple(s[0] if s else None for s in signature)
             if entry.segmented is not None:
                 stats[(shapes, training)] = entry.segmented.compile_stats()
@@ -505,7 +588,7 @@ class HybridBlock(Block):
         present = [a for a in arrays if a is not None]
         names = input_names(arrays)
         values = [p.data() for p in params]
-        with autograd.pause(training), dc.context():
+        with autograd.pause(training), dc.context(), tracing(type(self).__name__):
             dc.set_variable(present, [var(n) for n in names])
             dc.set_variable(values, [var(n) for n in named])
             out = self._forward_compat(*arrays)
@@ -524,7 +607,7 @@ class HybridBlock(Block):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), as MXNet does."""
         if not self._cache:
             raise MXNetError(f"{type(self).__name__}.export: call hybridize() and run a forward pass first")
-        symbol = next(iter(self._cache.values())).symbol
+        symbol = self._cache.programs()[0][1].symbol
         symbol_file, params_file = f"{path}-symbol.json", f"{path}-{epoch:04d}.params"
         by_name = self.collect_params()
         aux = set(symbol.list_auxiliary_states())

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import jax
+import numpy as onp
 
-from .. import _config
+from .. import _compile_cache, _config
 from ..base import MXNetError, MXNetValueError, decode_attr, encode_attr, normalize_dtype
 
 __all__ = ["OpDef", "Param", "defop", "register_op", "get_op", "OPS", "list_ops", "clear_caches",
@@ -183,18 +184,7 @@ class OpDef:
                 except _NOT_CONCRETE:  # traced by an outer jax.jit/vmap: say which op and what to do
                     raise dynamic_shape_error(name) from None
             return eager
-        # always a fresh function: jax.jit caches traces per function object, and
-        # clear_caches() must force a re-trace (ops read the default dtype at trace time)
-        fn = jax.jit(lambda *a: compute(*a, **params))
-        if self.check is None:
-            return fn
-        check = self.check
-
-        def checked(*arrays: Any) -> Any:
-            if not any(isinstance(x, jax.core.Tracer) for x in arrays):
-                check(*arrays, **params)
-            return fn(*arrays)
-        return checked
+        return _compiled(self, params)
 
     def count_outputs(self, params: dict[str, Any]) -> int:
         """How many outputs the op returns with these parameters."""
@@ -264,7 +254,55 @@ def list_ops() -> list[OpDef]:
 def clear_caches() -> None:
     """Drop every compiled callable (they hold what ops computed when traced: dtype default, AMP)."""
     for op in _CANONICAL.values():
+        for bound in op._bound.values():
+            programs = getattr(bound, "programs", None)
+            if programs is not None:
+                _compile_cache.drop(programs)
         op._bound.clear()
+
+
+def _compiled(op: OpDef, params: dict[str, Any]) -> Callable[..., Any]:
+    """``op`` with its parameters fixed: one ``jax.jit`` function (its C++ dispatch is the imperative hot
+    path) kept in the process-wide compile cache (``mxjax._compile_cache``) as one unit that counts every
+    signature it compiled; past the cache's limits the least recently used units are dropped and compile
+    again when next called.  The function is made anew then (and by ``clear_caches``), which frees the old
+    executables and re-traces (ops read the default dtype at trace time).  ``programs`` (an attribute of
+    the returned closure) holds it."""
+    compute, check = op.compute, op.check
+    programs = _compile_cache.Programs("op")
+    find, store, grow = programs.get, _compile_cache.store, _compile_cache.grow
+    hits, mark_used, size = _compile_cache.hits, _compile_cache.mark_used, _compile_cache.executable_bytes
+    known = [0]  # executables the current function had compiled after its last call
+
+    def first(arrays: tuple) -> Any:
+        fn = jax.jit(lambda *a: compute(*a, **params))
+        out = fn(*arrays)
+        known[0] = count = fn._cache_size()
+        store(programs, None, fn, size(fn, *arrays) if count else 0, count)
+        return out
+
+    def call(*arrays: Any) -> Any:
+        if check is not None and not any(isinstance(x, jax.core.Tracer) for x in arrays):
+            check(*arrays, **params)
+        found = find(None)
+        if found is None:
+            return first(arrays)
+        fn = found[0]
+        out = fn(*arrays)
+        count = fn._cache_size()
+        if count == known[0]:  # the hot path: a signature compiled before
+            next(hits)
+            try:
+                mark_used(found[1])
+            except KeyError:  # dropped by another thread just now: this call is done anyway
+                pass
+        else:
+            known[0] = count
+            grow(programs, None, size(fn, *arrays), 1)
+        return out
+
+    call.programs = programs
+    return call
 
 
 _config.on_drop_compiled(clear_caches)

@@ -46,7 +46,7 @@ def test_imperative_hybridized_and_training_match_mxnet191(legacy):
     out, pooled = net(x)
     _close(out, ref["hybrid_out"])
     _close(pooled, ref["hybrid_pooled"])
-    graph = next(iter(net._cache.values())).symbol
+    graph = net._cache.programs()[0][1].symbol
     assert graph.list_inputs() == ["data", "weight", "bias", "gamma", "beta", "running_mean", "running_var",
                                    "scale.alpha", "out.weight", "out.bias"]
     saved = {k: p.data().asnumpy().copy() for k, p in net.collect_params().items()}

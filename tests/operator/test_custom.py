@@ -207,7 +207,7 @@ def test_block_matches_numpy_imperative_and_hybridized(hybridize):
     onp.testing.assert_allclose(x.grad.asnumpy(), expected, rtol=1e-5)
     onp.testing.assert_allclose(block(x).asnumpy(), 2 * _np_sigmoid(X), rtol=1e-12)  # a second call
     if hybridize:
-        (symbol_op,) = [n for n in json.loads(next(iter(block._cache.values())).symbol.tojson())["nodes"]
+        (symbol_op,) = [n for n in json.loads(block._cache.programs()[0][1].symbol.tojson())["nodes"]
                         if n["op"] == "Custom"]
         assert symbol_op["attrs"]["op_type"] == "test_sigmoid"
 

@@ -371,7 +371,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         path = os.path.join(self.model_dir, self.model_prefix + "-symbol.json")
         cache = getattr(estimator.net, "_cache", None)
         if cache:
-            next(iter(cache.values())).symbol.save(path)
+            cache.programs()[0][1].symbol.save(path)
         else:
             estimator.logger.info("CheckpointHandler: the model graph is not saved to %s; build the model from "
                                   "HybridBlocks and call net.hybridize() to save it", path)

@@ -19,7 +19,7 @@ from ....block import Block, HybridBlock
 from ....nn import HybridSequential, Sequential
 from . import image  # noqa: F401
 from .image import *  # noqa: F401,F403
-from .image import _append_return, _PicklesWithoutPrograms
+from .image import _append_return
 from .image import __all__ as _image_names
 
 __all__ = ["Compose", "HybridCompose", "Cast", "RandomApply", "HybridRandomApply"] + list(_image_names)
@@ -41,7 +41,7 @@ def _all_arrays(args: tuple) -> bool:
     return all(isinstance(a, NDArray) for a in args)
 
 
-class _ExtrasOutsideProgram(_PicklesWithoutPrograms):
+class _ExtrasOutsideProgram:
     """Mixin for hybridized containers: extra inputs that are not arrays (a Python int label)
     cannot enter a compiled program (MXNet 2.0 raises); the image alone is compiled then and the
     extras ride along unchanged."""

@@ -63,18 +63,7 @@ def _width_height(name: str, size: Any, allow_single: bool = False) -> tuple:
     return dims
 
 
-class _PicklesWithoutPrograms:
-    """Pickling drops the compiled programs of a hybridized block (they cannot be pickled; the
-    copy recompiles on its first call), so transforms can be sent to DataLoader workers."""
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        if "_cache" in state:
-            state["_cache"] = {}
-        return state
-
-
-class _ImageTransform(_PicklesWithoutPrograms, HybridBlock):
+class _ImageTransform(HybridBlock):
     """Base of the hybridizable transforms: ``forward(x, *extra)`` maps ``x`` with ``_apply`` and
     returns ``extra`` untouched.  Hybridized, only ``x`` goes through the compiled program, so
     extra inputs of any type (Python ints, strings) pass through; MXNet 2.0 rejects non-array
