@@ -24,6 +24,7 @@ from typing import Iterator, List, Optional, Sequence
 import numpy as np
 
 from .. import recordio
+from .._atomic import atomic_write
 
 __all__ = ["list_images", "write_list", "make_list", "read_list", "encode_image",
            "write_record", "main"]
@@ -57,8 +58,9 @@ def list_images(root: str, recursive: bool, exts: Sequence[str]) -> List[list]:
 
 
 def write_list(path: str, items: Sequence[Sequence]) -> None:
-    """Write ``[index, path, label, ...]`` items as ``index\\tlabel\\t...\\tpath`` lines."""
-    with open(path, "w") as out:
+    """Write ``[index, path, label, ...]`` items as ``index\\tlabel\\t...\\tpath`` lines, all at once (a
+    failure midway keeps the old list)."""
+    with atomic_write(path, "w") as out:
         for item in items:
             labels = "".join(f"{float(v):f}\t" for v in item[2:])
             out.write(f"{int(item[0])}\t{labels}{item[1]}\n")

@@ -102,3 +102,18 @@ def test_command_line_module(folder, monkeypatch, capsys):
     reader = recordio.MXRecordIO(prefix + ".rec", "r")
     assert sorted(recordio.unpack(reader.read())[0].id for _ in range(2)) == [0, 1]
     assert im2rec.main([str(tmp / "nothing"), str(root)]) == 1
+
+
+def test_a_failed_list_write_keeps_the_old_list(tmp_path):
+    path = tmp_path / "data.lst"
+    im2rec.write_list(str(path), [[0, "a.png", 1.0]])
+    old = path.read_bytes()
+
+    class Broken:
+        def __float__(self):
+            raise ValueError("label unreadable")
+
+    with pytest.raises(ValueError, match="label unreadable"):
+        im2rec.write_list(str(path), [[0, "b.png", 2.0], [1, "c.png", Broken()]])
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.lst"]
