@@ -13,6 +13,7 @@ Each round runs ``--loop`` forward passes back to back and waits once; the two s
 within a round in shuffled order.  Reported: images/s from the median round and the median of
 per-round time ratios.  Goal (issue 19): mxjax time <= 1.05x Flax's.
 ``--quick`` (batch 4, fewer rounds) finishes in about a minute on a 2-core CPU.
+Needs Flax, which mxjax does not depend on: ``pip install -e '.[bench]'``.
 """
 from __future__ import annotations
 
