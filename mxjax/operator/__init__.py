@@ -4,7 +4,7 @@ from __future__ import annotations
 from .registry import OPS, DynamicShapeError, OpDef, Param, clear_caches, defop, get_op, list_ops, register_op
 
 # Op modules, imported once here so the registry's contents never depend on import order.
-from . import core, elemwise, creation, manipulation, reduction, sorting  # noqa: E402,F401
+from . import core, elemwise, creation, manipulation, reduction, reduction_stats, sorting  # noqa: E402,F401
 from . import linalg, random, nn, legacy, numpy_extra, dynamic  # noqa: E402,F401
 from . import control_flow  # noqa: E402,F401
 from . import contrib_math, contrib_attention, contrib_box, contrib_nms, contrib_multibox  # noqa: E402,F401

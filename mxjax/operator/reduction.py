@@ -285,7 +285,3 @@ def array_equal(a1, a2, *, equal_nan: bool = False):
 def array_equiv(a1, a2):
     """Whether two arrays are broadcastable to one shape with equal elements (0-d bool array)."""
     return jnp.array_equiv(a1, a2)
-
-
-# Statistics and sum-products (their own module; imported here so registration happens).
-from . import reduction_stats  # noqa: E402,F401

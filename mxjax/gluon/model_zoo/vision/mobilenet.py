@@ -5,7 +5,7 @@ __all__ = ['MobileNet', 'MobileNetV2', 'mobilenet1_0', 'mobilenet_v2_1_0', 'mobi
 
 from ....device import cpu
 from ....util import use_np, wrap_ctx_to_device_func
-from .... import np
+from .... import numpy as np
 from ... import nn
 from ._common import Classifier, MODELS_DIR, load_pretrained
 

@@ -8,7 +8,7 @@ __all__ = ['ResNetV1', 'ResNetV2',
 
 from ....device import cpu
 from ....util import use_np, wrap_ctx_to_device_func
-from .... import npx
+from .... import numpy_extension as npx
 from ...block import HybridBlock
 from ... import nn
 from ._common import Classifier, MODELS_DIR, load_pretrained
