@@ -47,8 +47,12 @@ CASES = {  # name: (expression, gradient at x = [1, 2, 3])
 }
 
 
-@pytest.mark.parametrize("dtype", ["int32", "int64", "int8"])
-@pytest.mark.parametrize("name", sorted(CASES))
+# every case in int32; the other widths on a few (the rules do not depend on the width, the casts do)
+_WIDTHS = [(name, "int32") for name in sorted(CASES)] + [
+    (name, dtype) for name in ("mul", "mean", "exp", "take") for dtype in ("int64", "int8")]
+
+
+@pytest.mark.parametrize("name, dtype", _WIDTHS)
 def test_backward_integer_variable(name, dtype):
     fn, expected = CASES[name]
     x = mnp.array([1, 2, 3], dtype=dtype)
