@@ -68,16 +68,8 @@ def _slice_part(v: Any) -> Any:
         raise MXNetIndexError(f"slice indices must be integers or None, got {type(v).__name__}") from None
 
 
-def build_key(static: tuple, arrays: tuple, shape: tuple | None = None, op: str = "__getitem__") -> tuple:
-    """Rebuild the NumPy index tuple from a static key and the (traced or concrete) index arrays.
-
-    With the indexed array's ``shape``, integer index arrays are first guarded against
-    their axis' length (see ``operator._checked.guard``): an out-of-range index raises
-    ``IndexError`` at the first read of the result instead of being clamped (JAX) or
-    dropped (scatter).
-    """
-    if shape is not None:
-        arrays = _guarded(static, tuple(arrays), tuple(shape), op)
+def build_key(static: tuple, arrays: tuple) -> tuple:
+    """Rebuild the NumPy index tuple from a static key and the (traced or concrete) index arrays."""
     out = []
     for item in static:
         tag = item[0]
@@ -111,21 +103,6 @@ def array_axes(static: tuple, ndim: int) -> dict[int, int]:
         elif tag in "is":
             axis += 1
     return {pos: ax for pos, ax in axes.items() if ax < ndim}
-
-
-def _guarded(static: tuple, arrays: tuple, shape: tuple, op: str) -> tuple:
-    from .operator._checked import guard  # deferred: the operator package imports this module
-
-    axes = array_axes(static, len(shape))
-    if not axes:
-        return arrays
-    checks = [(arrays[pos], shape[axis], axis) for pos, axis in axes.items()]
-    context = f"array shape {shape}, index shapes {[tuple(arrays[pos].shape) for pos in axes]}"
-    guarded = guard(op, checks, [arrays[pos] for pos in axes], context)
-    out = list(arrays)
-    for pos, value in zip(axes, guarded):
-        out[pos] = value
-    return tuple(out)
 
 
 def check_bounds(static: tuple, shape: tuple, op: str) -> None:

@@ -7,6 +7,7 @@ import numpy as onp
 
 from .. import _indexing
 from ..base import MXNetValueError
+from ._checked import guard
 from ._reshape import legacy_shape, npx_shape
 from .registry import OpDef, defop, register
 
@@ -48,15 +49,30 @@ def transpose(a, *, axes: shape | None = None):
     return jnp.transpose(a, axes or None)
 
 
+def _guarded(static: tuple, arrays: tuple, shape: tuple, op: str) -> tuple:
+    """The index arrays of a key, each guarded against the length of the axis it indexes
+    (``_checked.guard``): out of range, it raises IndexError at the first read of the result
+    instead of being clamped (JAX's gather) or dropped (scatter)."""
+    axes = _indexing.array_axes(static, len(shape))
+    if not axes:
+        return arrays
+    checks = [(arrays[pos], shape[axis], axis) for pos, axis in axes.items()]
+    context = f"array shape {tuple(shape)}, index shapes {[tuple(arrays[pos].shape) for pos in axes]}"
+    out = list(arrays)
+    for pos, value in zip(axes, guard(op, checks, [arrays[pos] for pos in axes], context)):
+        out[pos] = value
+    return tuple(out)
+
+
 def _getitem(data, *indices, key: tuple = ()):
     """``data[key]`` with NumPy's basic and advanced indexing."""
-    return data[_indexing.build_key(key, indices, data.shape, "__getitem__")]
+    return data[_indexing.build_key(key, _guarded(key, indices, data.shape, "__getitem__"))]
 
 
 def _setitem(data, value, *indices, key: tuple = ()):
     """A copy of ``data`` with ``data[key] = value`` (the NDArray then takes it as its new buffer)."""
     value = jnp.asarray(value).astype(data.dtype)
-    return data.at[_indexing.build_key(key, indices, data.shape, "__setitem__")].set(value)
+    return data.at[_indexing.build_key(key, _guarded(key, indices, data.shape, "__setitem__"))].set(value)
 
 
 def _setitem_mask(data, value, *indices, key: tuple = ()):

@@ -15,6 +15,7 @@ from .. import _config
 from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, decode_attr, normalize_dtype
 from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
+from ..subgraph import subgraph_inputs
 from ._shape_rules import INPUT_RULES as _INPUT_RULES
 from ._shape_rules import is_deferred_creation, resolved_creation_shape
 from .interpret import CONSTANTS, SUBGRAPH_OP, call_params, node_op
@@ -75,7 +76,6 @@ def infer_avals(outputs: list[Entry], shapes: dict[str, Any], dtypes: dict[str, 
 def _subgraph_outputs(node: Node, ins: list, avals: dict, partial: bool) -> list:
     """A partitioned group's output avals, by inference inside it; parameter shapes it infers
     (Dense weights from the data) are copied back to the graph's variables."""
-    from ..subgraph import subgraph_inputs
     names = subgraph_inputs(node)
     sub = node.subgraphs[0]
     inner = infer_avals(sub, {n: a.shape for n, a in zip(names, ins) if a is not None},

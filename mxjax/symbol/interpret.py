@@ -16,6 +16,7 @@ from .._ir import Entry, Node, topo_order
 from ..base import MXNetError
 from ..operator import OpDef
 from ..operator.naming import op_for_json_name
+from ..subgraph import subgraph_inputs
 from ._shape_rules import consumer_shape, is_deferred_creation, resolved_creation_shape
 
 
@@ -64,7 +65,6 @@ _SUBGRAPH_INFO: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictio
 
 def _subgraph_info(node: Node) -> tuple:
     """(input names, whether it is random, the input positions that are auxiliary states)."""
-    from ..subgraph import subgraph_inputs
     names = subgraph_inputs(node)
     aux = set()
     for inner in topo_order(node.subgraphs[0]):

@@ -22,6 +22,7 @@ from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
 from ..device import Device, current_device
 from .._ndarray import reset_handler, set_handler
 from ..operator import OpDef, get_op
+from ..subgraph import get_backend, partition
 from ..serialization import DTYPE_TO_FLAG
 from . import _attrs, infer
 from .executor import Executor, allocate_and_bind
@@ -229,7 +230,6 @@ class Symbol:
                      **kwargs: Any) -> "Symbol":
         """A copy partitioned by the subgraph properties registered as ``backend``
         (``mx.subgraph.register_backend``); ``kwargs`` go to the properties."""
-        from ..subgraph import get_backend, partition
         outputs = self.__deepcopy__({})._outputs
         for prop in get_backend(backend):
             outputs = partition(outputs, prop(**kwargs))
