@@ -19,6 +19,7 @@ or ``set_limits`` at run time; 0 means no limit.
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 import threading
@@ -203,8 +204,8 @@ def stats() -> dict:
 
 
 def _hit_count() -> int:
-    """The hits so far, read off the counter without counting one."""
-    return int(repr(hits)[6:-1])
+    """The hits so far, read from a copy of the counter (reading the counter itself would count one)."""
+    return next(copy.copy(hits))
 
 
 def executable_bytes(jitted: Any, *args: Any) -> int:

@@ -26,7 +26,7 @@ def _describe(block: Any, structure: dict, index: int) -> int:
     structure[f"{type(block).__name__.lower()}{index}"] = entry
     index += 1
     if hasattr(block, "_cache"):  # a HybridBlock: its cached graph, when it has built one
-        graph = next((g for _, g in block._cache.programs()), None) if block._active else None
+        graph = block._traced_graph() if block._active else None
         if graph is not None:
             entry["in_format"] = [0] * len(graph.data_names)
             entry["out_format"] = [0] * graph.n_out if graph.multi else 0

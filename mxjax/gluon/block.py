@@ -603,11 +603,17 @@ class HybridBlock(Block):
         return symbol, names, list(named.items()), multi
 
     # -- export --------------------------------------------------------------------------------
+    def _traced_graph(self) -> CachedGraph | None:
+        """The graph traced for the first signature still kept (what ``export`` writes), or None."""
+        programs = self._cache.programs()
+        return programs[0][1] if programs else None
+
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> tuple[str, str]:
         """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), as MXNet does."""
-        if not self._cache:
+        graph = self._traced_graph()
+        if graph is None:
             raise MXNetError(f"{type(self).__name__}.export: call hybridize() and run a forward pass first")
-        symbol = self._cache.programs()[0][1].symbol
+        symbol = graph.symbol
         symbol_file, params_file = f"{path}-symbol.json", f"{path}-{epoch:04d}.params"
         by_name = self.collect_params()
         aux = set(symbol.list_auxiliary_states())

@@ -369,9 +369,10 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
 
     def _save_symbol(self, estimator) -> None:
         path = os.path.join(self.model_dir, self.model_prefix + "-symbol.json")
-        cache = getattr(estimator.net, "_cache", None)
-        if cache:
-            cache.programs()[0][1].symbol.save(path)
+        traced = getattr(estimator.net, "_traced_graph", None)
+        graph = traced() if traced is not None else None
+        if graph is not None:
+            graph.symbol.save(path)
         else:
             estimator.logger.info("CheckpointHandler: the model graph is not saved to %s; build the model from "
                                   "HybridBlocks and call net.hybridize() to save it", path)
