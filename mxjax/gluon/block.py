@@ -33,7 +33,7 @@ from .._ndarray import NDArray, np_class
 from .._value_reads import tracing
 from ..ndarray._io import load, save
 from ..serialization import file_label, reading
-from ..subgraph import get_backend
+from ..subgraph.property import PARTITION_OPTIONS, check_backend_options
 from ..symbol import Symbol, var
 from ._arguments import check_hybridize_options, has_array, init_keywords, reject_unknown
 from ._cached_graph import CachedGraph, run_op_hook
@@ -413,21 +413,38 @@ class HybridBlock(Block):
         flags = dict(static_alloc=static_alloc, static_shape=static_shape, **kwargs)
         backend = flags.pop("backend", None)
         if isinstance(backend, str):  # hybridize(backend=..., backend_opts=...), as optimize_for
-            get_backend(backend)
-            flags["backend"] = (backend, dict(flags.pop("backend_opts", None) or {}))
+            options = dict(flags.pop("backend_opts", None) or {})
+            check_backend_options(f"{type(self).__name__}.hybridize", backend, options)
+            flags["backend"] = (backend, options)
         object.__setattr__(self, "_flags", flags)
         _compile_cache.drop(self._cache)  # re-hybridizing rebuilds
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
 
     def optimize_for(self, x: Any, *args: Any, backend: str | None = None, clear: bool = False,
                      partition_if_dynamic: bool = True, static_alloc: bool = False, static_shape: bool = False,
-                     backend_opts: dict | None = None, **kwargs: Any) -> None:
+                     inline_limit: int = 2, forward_bulk_size: int | None = None,
+                     backward_bulk_size: int | None = None, backend_opts: dict | None = None,
+                     **kwargs: Any) -> None:
         """Hybridize with the graph partitioned by ``backend`` and build it with one forward pass
-        (no ``backend``: keep the previous one, unless ``clear``)."""
+        (no ``backend``: keep the previous one, unless ``clear``).
+
+        The backend options are ``backend_opts`` (MXNet 1.9) and the other keywords (MXNet 2.0);
+        a name the backend does not declare is an MXNetError (a backend that declares no
+        options takes any, see ``SubgraphProperty.accepted_options``).
+        """
+        owner = f"{type(self).__name__}.optimize_for"
+        options = dict(backend_opts or {}, **kwargs)
+        chosen: dict = {}
+        if backend:
+            check_backend_options(owner, backend, options)
+            chosen = {"backend": backend, "backend_opts": options}
+        elif any(k not in PARTITION_OPTIONS for k in options):
+            # MXNet drops these unread (so a misspelled ``backend=`` went unnoticed): refuse instead
+            raise MXNetError(f"{owner}: backend options {sorted(options)} given without a backend")
         previous = None if clear else self._flags.get("backend")
-        chosen = {"backend": backend, "backend_opts": dict(backend_opts or {}, **kwargs)} if backend else {}
         self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape,
-                       partition_if_dynamic=partition_if_dynamic, **chosen)
+                       partition_if_dynamic=partition_if_dynamic, inline_limit=inline_limit,
+                       forward_bulk_size=forward_bulk_size, backward_bulk_size=backward_bulk_size, **chosen)
         if backend is None:
             self._flags["backend"] = previous
         self(x, *args)
