@@ -1,5 +1,5 @@
 """``mx.gluon.probability.distributions``: distribution classes, constraints and KL divergences."""
-from . import constraint, utils  # noqa: F401  (utils first: transformation imports it)
+from . import constraint, utils  # noqa: F401  (public re-export modules of ._constraint, ._utils)
 from .distribution import *  # noqa: F401,F403
 from .location_scale import *  # noqa: F401,F403
 from .positive import *  # noqa: F401,F403

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from numbers import Number
 
+from .._constraint import (Boolean, GreaterThanEq, Interval, IntegerInterval, NonNegativeInteger, Positive,
+                           Real, Simplex)
+from .._utils import (_gammaln, as_tuple, batch_shape, cached_property, exp, log, log1p, logit2prob,
+                      prob2logit, shape_of)
 from .... import numpy as np
 from .... import numpy_extension as npx
-from .constraint import (Boolean, GreaterThanEq, Interval, IntegerInterval, NonNegativeInteger, Positive,
-                         Real, Simplex)
 from .distribution import Distribution, ExponentialFamily
 from .positive import Gamma
-from .utils import (_gammaln, as_tuple, batch_shape, cached_property, exp, log, log1p, logit2prob,
-                    prob2logit, shape_of)
 
 __all__ = ['Bernoulli', 'Binomial', 'Geometric', 'NegativeBinomial', 'Poisson',
            'Categorical', 'OneHotCategorical', 'Multinomial']

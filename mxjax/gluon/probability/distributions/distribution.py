@@ -4,8 +4,8 @@ from __future__ import annotations
 from numbers import Number
 from typing import Any
 
+from .._utils import cached_property, exp, sample_n_shape, sqrt
 from .... import numpy as np
-from .utils import cached_property, exp, sample_n_shape, sqrt
 
 __all__ = ['Distribution', 'ExponentialFamily']
 

@@ -11,13 +11,13 @@ from typing import Any, Callable
 
 import numpy as onp
 
+from .._utils import _digamma, _gammaln, absolute, exp, log, log1p
 from .... import numpy as np
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
 from .location_scale import Cauchy, Gumbel, Laplace, Normal, Uniform
 from .multivariate_normal import MultivariateNormal
 from .positive import Beta, Dirichlet, Exponential, Gamma
 from .transformed import HalfNormal, Pareto
-from .utils import _digamma, _gammaln, absolute, exp, log, log1p
 
 __all__ = ['register_kl', 'kl_divergence', 'empirical_kl']
 

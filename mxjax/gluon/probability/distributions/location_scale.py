@@ -7,11 +7,11 @@ from numbers import Number
 
 import numpy as onp
 
+from .._constraint import Interval, Positive, Real
+from .._utils import (_digamma, _erf, _erfinv, _gammaln, absolute, arctan, exp, expm1, log, log1p,
+                      sample_n_shape, sign, sqrt, tan)
 from .... import numpy as np
-from .constraint import Interval, Positive, Real
 from .distribution import Distribution, ExponentialFamily
-from .utils import (_digamma, _erf, _erfinv, _gammaln, absolute, arctan, exp, expm1, log, log1p,
-                    sample_n_shape, sign, sqrt, tan)
 
 __all__ = ['Normal', 'Laplace', 'Cauchy', 'Gumbel', 'Uniform', 'StudentT']
 

@@ -5,10 +5,10 @@ import math
 
 import numpy as onp
 
+from .._constraint import LowerCholesky, PositiveDefinite, Real
+from .._utils import as_tuple, cached_property, shape_of
 from .... import numpy as np
-from .constraint import LowerCholesky, PositiveDefinite, Real
 from .distribution import Distribution
-from .utils import as_tuple, cached_property, shape_of
 
 __all__ = ['MultivariateNormal']
 

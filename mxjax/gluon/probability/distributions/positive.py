@@ -6,11 +6,11 @@ from numbers import Number
 
 import numpy as onp
 
+from .._constraint import Positive, Real, Simplex, UnitInterval
+from .._utils import (_clip_float_eps, _clip_prob, _digamma, _gammaln, as_tuple, cached_property, exp, log,
+                      log1p, sample_n_shape, shape_of)
 from .... import numpy as np
-from .constraint import Positive, Real, Simplex, UnitInterval
 from .distribution import Distribution, ExponentialFamily
-from .utils import (_clip_float_eps, _clip_prob, _digamma, _gammaln, as_tuple, cached_property, exp, log,
-                    log1p, sample_n_shape, shape_of)
 
 __all__ = ['Exponential', 'Gamma', 'Chi2', 'Beta', 'Dirichlet', 'FisherSnedecor']
 

@@ -10,16 +10,16 @@ import math
 
 import numpy as onp
 
+from .._constraint import GreaterThan, Interval, OpenInterval, Positive, Real, Simplex, dependent_property
+from .._utils import _gammaln, as_tuple, exp, log, log1p, shape_of, sum_right_most
 from .... import numpy as np
 from .... import numpy_extension as npx
 from ..transformation import (AbsTransform, AffineTransform, ExpTransform, PowerTransform, SigmoidTransform,
                               Transformation)
-from .constraint import GreaterThan, Interval, OpenInterval, Positive, Real, Simplex, dependent_property
 from .discrete import _check_num_events, _ProbLogit
 from .distribution import Distribution
 from .location_scale import Cauchy, Normal
 from .positive import Exponential
-from .utils import _gammaln, as_tuple, exp, log, log1p, shape_of, sum_right_most
 
 __all__ = ['TransformedDistribution', 'Independent', 'HalfNormal', 'HalfCauchy', 'Pareto', 'Weibull',
            'RelaxedBernoulli', 'RelaxedOneHotCategorical']

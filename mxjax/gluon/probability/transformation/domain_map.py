@@ -4,7 +4,7 @@ from __future__ import annotations
 from numbers import Number
 from typing import Any, Callable
 
-from ..distributions import constraint as _c
+from .. import _constraint as _c
 from .transformation import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform
 
 __all__ = ['domain_map', 'biject_to', 'transform_to']

@@ -12,7 +12,7 @@ from typing import Any
 from .... import numpy as np
 from .... import numpy_extension as npx
 from ...block import HybridBlock
-from ..distributions.utils import _clip_prob, absolute, cached_property, exp, log, log1p, sign, sum_right_most
+from .._utils import _clip_prob, absolute, cached_property, exp, log, log1p, sign, sum_right_most
 
 __all__ = ["Transformation", "TransformBlock", "ComposeTransform", "ExpTransform", "AffineTransform",
            "PowerTransform", "AbsTransform", "SigmoidTransform", "SoftmaxTransform"]
