@@ -2,7 +2,15 @@
 
 Prints microseconds per op and the ratio to raw eager ``jax.numpy`` for
 ``c = a + b`` on shape (100,) and a dependent chain ``x = x * 1.0001``,
-for ``mx.np`` and ``mx.nd`` arrays.  Goal (issue 2): ratio <= 1.3.
+for ``mx.np`` and ``mx.nd`` arrays.  Goal (issue 2): ratio <= 1.3.  With bulk execution on (the
+default), ``c = a + b`` whose result is dropped measures recording only: a value nobody holds is
+never computed.
+
+``--chain`` times a 20-op elementwise chain on a (100,) array, read at the end (issue 17):
+mxjax imperative (bulk execution on, and off), one ``jax.jit`` of the same chain, raw eager
+``jax.numpy``, and PyTorch eager when ``--torch-python`` names an interpreter that has torch
+(it is never a dependency).  Goals: imperative <= 2x the ``jax.jit`` chain, and faster than
+PyTorch eager.
 
 ``--indexing`` times the bounds-checked index ops instead (issue 18): ``x[idx]`` with an
 index array, ``take``, ``gather_nd`` and ``x[idx] = v``, each imperatively and inside a
@@ -11,6 +19,8 @@ hybridized block, in microseconds per call.
 from __future__ import annotations
 
 import argparse
+import subprocess
+import textwrap
 import timeit
 
 import jax
@@ -77,14 +87,82 @@ def indexing_main(args: argparse.Namespace) -> None:
         print(f"{name:<12} {eager:14.2f} {hybrid:>14}")
 
 
+_CHAIN_LINKS = 10  # each link is two ops: y * 1.0001 + 0.0001
+
+
+def _chain(y):
+    for _ in range(_CHAIN_LINKS):
+        y = y * 1.0001 + 0.0001
+    return y
+
+
+def _torch_chain_us(python: str, number: int, repeat: int) -> float | None:
+    code = textwrap.dedent(f"""
+        import timeit, torch
+        torch.set_num_threads(1)
+        x = torch.arange(100, dtype=torch.float32)
+        def run():
+            y = x
+            for _ in range({_CHAIN_LINKS}):
+                y = y * 1.0001 + 0.0001
+            y.numpy()
+        run()
+        print(min(timeit.repeat(run, number={number}, repeat={repeat})) / {number} * 1e6)
+    """)
+    try:
+        done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=600)
+    except OSError:
+        return None
+    return float(done.stdout.split()[-1]) if done.returncode == 0 else None
+
+
+def chain_main(args: argparse.Namespace) -> None:
+    values = onp.arange(100, dtype=onp.float32)
+    x, jx = mx.np.array(values), jnp.asarray(values)
+    jitted = jax.jit(_chain)
+    number = max(args.number // 10, 50)
+    rounds = {}
+    for _ in range(3):  # interleaved rounds, the best of each kept
+        for name, run in (("jax.jit (one program)", lambda: jitted(jx).block_until_ready()),
+                          ("jax.numpy eager", lambda: _chain(jx).block_until_ready()),
+                          ("mxjax imperative, bulk", lambda: _chain(x).wait_to_read()),
+                          ("mxjax imperative, no bulk", None)):
+            if run is None:
+                previous = mx.engine.set_imperative_bulk(False)
+                t = per_op_us(lambda: _chain(x).wait_to_read(), number, args.repeat)
+                mx.engine.set_imperative_bulk(previous["enabled"])
+            else:
+                t = per_op_us(run, number, args.repeat)
+            rounds[name] = min(t, rounds.get(name, t))
+    if args.torch_python:
+        t = _torch_chain_us(args.torch_python, number, args.repeat)
+        if t is not None:
+            rounds["torch eager"] = t
+    base = rounds["jax.jit (one program)"]
+    print(f"20-op elementwise chain on (100,), read at the end: us per chain")
+    print(f"{'how':<28} {'us':>9} {'x jax.jit':>10}")
+    for name, t in rounds.items():
+        print(f"{name:<28} {t:9.2f} {t / base:10.2f}")
+    ratio = rounds["mxjax imperative, bulk"] / base
+    print(f"goal: imperative <= 2x jax.jit: {ratio:.2f}, {'met' if ratio <= 2 else 'NOT met'}")
+    if "torch eager" in rounds:
+        vs = rounds["mxjax imperative, bulk"] / rounds["torch eager"]
+        print(f"goal: faster than torch eager: {vs:.2f}x torch's time, {'met' if vs < 1 else 'NOT met'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--indexing", action="store_true", help="time the bounds-checked index ops")
+    parser.add_argument("--chain", action="store_true", help="time a 20-op chain (bulk execution)")
+    parser.add_argument("--torch-python", default=None, help="an interpreter with torch, for --chain")
     args = parser.parse_args()
     if args.indexing:
         indexing_main(args)
+        return
+    if args.chain:
+        chain_main(args)
         return
 
     values = onp.arange(100, dtype=onp.float32)

@@ -171,6 +171,7 @@ def place(result: Any, device: Device | str) -> Any:
     if isinstance(result, tuple):
         return tuple(place(r, device) for r in result)
     target = device.jax_device
-    if target not in result._data.devices():
-        result._data = jax.device_put(result._data, target)
+    data = result.to_jax()
+    if target not in data.devices():
+        result._data = jax.device_put(data, target)
     return result

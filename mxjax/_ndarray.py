@@ -22,6 +22,8 @@ from . import engine as _engine
 from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
 from ._value_reads import check_read
 from .device import Device, current_device
+from .graph import bulk as _bulk
+from .graph.lazy import Lazy
 from .operator import OpDef, get_op
 from .operator import _checked
 
@@ -79,11 +81,12 @@ def invoke(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls
 
 
 def _dispatch(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
-    """:func:`invoke` without the profiler test (what the profiler's hook times)."""
+    """:func:`invoke` without the profiler test (what the profiler's hook times: the op runs now,
+    not held back for bulk execution)."""
     handler = _handler.get()
     if handler is not None:
         return _invoke_handled(handler, op, inputs, params, out_cls)
-    return invoke_eager(op, inputs, params, out_cls)
+    return run_now(op, inputs, params, out_cls)
 
 
 def _invoke_handled(handler: Any, op: OpDef, inputs: Sequence[Any], params: dict | None,
@@ -98,6 +101,31 @@ def _invoke_handled(handler: Any, op: OpDef, inputs: Sequence[Any], params: dict
 
 def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
                  out_cls: type | None = None) -> Any:
+    """The imperative op: recorded into this thread's bulk segment (``graph.bulk``), which runs
+    as one program when a value is read; or, where it cannot be recorded, run now."""
+    segment = _bulk.current()
+    if segment is not None:
+        fn = op.bind(params)
+        if getattr(fn, "pure", None) is not None:
+            out = _bulk.record(segment, op, fn, inputs, params, out_cls or _class_of(inputs))
+            if out is not None:
+                return out
+    return run_now(op, inputs, params, out_cls)
+
+
+def _class_of(inputs: Sequence[Any]) -> type:
+    for x in inputs:
+        if isinstance(x, NDArray):
+            return type(x)
+    return _default_class()
+
+
+def _avals(inputs: Sequence[Any]) -> list:
+    return [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype, weak_type=getattr(x._data, "weak_type", False))
+            if isinstance(x, NDArray) else x for x in inputs]
+
+
+def run_now(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls: type | None = None) -> Any:
     """Compute now (JAX dispatch is asynchronous) and wrap the outputs.
 
     If an input still has engine work pending (a host write, a failure), the op
@@ -108,8 +136,11 @@ def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
     for x in inputs:
         if isinstance(x, NDArray):
             var = x._var
-            if var is not None and (var.pending or var.exception is not None):
-                return _invoke_on_engine(op, inputs, params, out_cls)
+            if var is not None:
+                if type(var) is _bulk.Pending:
+                    x.to_jax()
+                elif var.pending or var.exception is not None:
+                    return _invoke_on_engine(op, inputs, params, out_cls)
             data = x._data
             if isinstance(data, _Tracer):
                 traced = True
@@ -147,11 +178,11 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
     if any(isinstance(x._var, Lazy) for x in arrays):  # lazy arrays used eagerly: compute them first
         for x in arrays:
             x.to_jax()
-        return invoke_eager(op, inputs, params, out_cls)
+        return run_now(op, inputs, params, out_cls)
     if op.dynamic_shape:  # the output shape needs the values: wait for them
         for x in arrays:
             x.to_jax()
-        return invoke_eager(op, [x.detach() if isinstance(x, NDArray) else x for x in inputs], params, out_cls)
+        return run_now(op, [x.detach() if isinstance(x, NDArray) else x for x in inputs], params, out_cls)
     avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x for x in inputs]
     outs = wrap_outputs(infer_outputs(op, avals, params, inputs), out_cls)
     results = outs if isinstance(outs, tuple) else (outs,)
@@ -234,17 +265,6 @@ def _describe(x: Any) -> str:
     return f"{tuple(shape)} {onp.dtype(dtype).name}"
 
 
-class Lazy:
-    """The ``_var`` of an array whose value is not computed yet (``pending`` sends reads down the
-    slow path of invoke, which computes it first).  ``compute(array)`` returns the value."""
-
-    pending = 1
-    exception = None
-
-    def compute(self, array: "NDArray") -> Any:
-        raise NotImplementedError
-
-
 class _DeferredComputeLazy(Lazy):
     """Deferred compute's marker: the array's graph entry (``_dc``) computes it."""
 
@@ -315,7 +335,7 @@ def _binary(name: str, reflected: bool = False) -> Any:
         def method(self: "NDArray", other: Any) -> Any:
             if isinstance(other, _NON_WEAK):
                 other = _python_scalar(other, type(self)._fluent, arith)
-            elif not isinstance(other, _SCALARS + (NDArray,)):
+            elif not isinstance(other, _OPERANDS):
                 other = _as_operand(other)
                 if other is NotImplemented:
                     return other
@@ -324,7 +344,7 @@ def _binary(name: str, reflected: bool = False) -> Any:
         def method(self: "NDArray", other: Any) -> Any:
             if isinstance(other, _NON_WEAK):
                 other = _python_scalar(other, type(self)._fluent, arith)
-            elif not isinstance(other, _SCALARS + (NDArray,)):
+            elif not isinstance(other, _OPERANDS):
                 other = _as_operand(other)
                 if other is NotImplemented:
                     return other
@@ -340,7 +360,7 @@ def _inplace(name: str) -> Any:
     def method(self: "NDArray", other: Any) -> "NDArray":
         if isinstance(other, _NON_WEAK):
             other = _python_scalar(other, type(self)._fluent, arith)
-        elif not isinstance(other, _SCALARS + (NDArray,)):
+        elif not isinstance(other, _OPERANDS):
             other = _as_operand(other)
             if other is NotImplemented:
                 return other
@@ -490,8 +510,12 @@ class NDArray:
         if var is not None:
             if isinstance(var, Lazy):
                 with _config.x64():
-                    self._data = var.compute(self)
-                self._var = None
+                    value = var.compute(self)
+                with _SWAP_LOCK:  # another thread may have settled it and written a new value since
+                    if self._var is var:
+                        self._data, self._var = value, None
+                    elif self._var is not None:
+                        return self.to_jax()
             else:
                 if var.pending or var.exception is not None:
                     _engine.wait_for_variable(var)
@@ -618,6 +642,7 @@ class NDArray:
         view._ag, view._dc = self._ag, self._dc
         if lazy:
             view._var = self._var
+            self._var.share(view)
         return view
 
     def detach(self) -> "NDArray":
@@ -626,9 +651,12 @@ class NDArray:
 
     # -- in-place writes ------------------------------------------------------------
     def _set_data(self, data: Any) -> None:
-        """Replace the buffer now, without waiting: for engine ops that write this array."""
+        """Replace the buffer now, without waiting: for engine ops that write this array (a value
+        still held back in a bulk segment is superseded)."""
         with _SWAP_LOCK:
             self._data = data
+            if type(self._var) is _bulk.Pending:
+                self._var = None
 
     @staticmethod
     def _set_datas(arrays: Sequence["NDArray"], datas: Sequence[Any]) -> None:
@@ -636,6 +664,8 @@ class NDArray:
         with _SWAP_LOCK:
             for array, data in zip(arrays, datas):
                 array._data = data
+                if type(array._var) is _bulk.Pending:
+                    array._var = None
 
     def _overwrite(self, data: Any) -> None:
         """Replace the value without reading the old one: a lazy value is dropped uncomputed (a
@@ -653,6 +683,7 @@ class NDArray:
         if self._var is not None:
             self.to_jax()  # after pending work on the old value
         if isinstance(other._var, Lazy) and other._dc is None:
+            other._var.share(self)
             with _SWAP_LOCK:
                 self._data, self._var = other._data, other._var
         else:
@@ -938,8 +969,13 @@ _DEFAULT_DEVICE = Device("cpu", 0)
 _SWAP_LOCK = threading.Lock()  # guards buffer swaps of in-place writes (held for an assignment only)
 
 
+_OPERANDS = _SCALARS + (NDArray,)  # what binary methods take as the other operand
+_bulk.configure(NDArray, op_error, lambda op, inputs, params: infer_outputs(op, _avals(inputs), params, inputs))
+
+
 def waitall() -> None:
     """Wait for all pending engine work and all dispatched JAX computations; re-raise stored errors."""
+    _bulk.flush_all()
     _engine.wait_for_all()
     try:
         (jax.effects_barrier if hasattr(jax, "effects_barrier") else lambda: None)()

@@ -28,7 +28,8 @@ import numpy as onp
 
 from . import _compile_cache
 from .base import MXNetError
-from ._ndarray import Lazy, NDArray, op_error, wrap_outputs
+from ._ndarray import NDArray, op_error, wrap_outputs
+from .graph.lazy import Lazy
 
 _sequence = itertools.count()
 seq_of = attrgetter("seq")  # sort key: recording order
@@ -63,7 +64,7 @@ class Node:
     """
 
     __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic", "datas", "values", "fused", "sig", "region", "ints", "__weakref__")
+                 "custom", "dynamic", "datas", "values", "fused", "sig", "region", "ints", "repeat", "__weakref__")
 
     def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
                  out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
@@ -76,6 +77,7 @@ class Node:
         self.sig: tuple | None = None  # a deferred node's input avals (("py", type name) for Python values)
         self.region: _Plan | None = None  # the region a deferred node joined (see _Plan)
         self.ints = False  # an integer input is differentiated: the integer outputs are too (see record)
+        self.repeat = False  # a deferred op fused only once its region's structure repeats (see _Plan.fuse_now)
         self.seq = next(_sequence)
 
     @property
@@ -269,11 +271,13 @@ def _aval_key(x: Any) -> Any:
 # ----------------------------------------------------------------------------- recording
 
 def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, name: str,
-           dynamic: bool = False, defer: bool = False) -> Any:
+           dynamic: bool = False, defer: bool = False, repeat: bool = False) -> Any:
     """Record ``fn`` on the inputs and return its outputs wrapped.
 
     The node runs now, unless ``defer`` is set or an input is a lazy output of a
-    deferred node (and ``fn`` has static shapes): then it is deferred too.
+    deferred node (and ``fn`` has static shapes): then it is deferred too.  With
+    ``repeat`` (an imperative op, whose own programs every structure shares) its
+    region compiles into one program only from the second time its structure is seen.
     """
     n = len(inputs)
     diff, entries, datas, shape_key, lazy, ints = [], [None] * n, list(inputs), [key], False, False
@@ -307,7 +311,8 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
         ints = _integer_only(inputs, diff, entries)
     diff, entries = tuple(diff), tuple(entries)
     if not dynamic and (defer or lazy):
-        return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas, ints)
+        return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas, ints,
+                                repeat and defer)
     if lazy:  # a dynamic-shape op reads its lazy inputs now
         datas = [x.to_jax() if d is _LAZY_INPUT else d for x, d in zip(inputs, datas)]
     try:
@@ -338,7 +343,7 @@ def _inexact(dtype: Any) -> bool:
 
 
 def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str,
-                     diff: tuple, entries: tuple, datas: list, ints: bool = False) -> Any:
+                     diff: tuple, entries: tuple, datas: list, ints: bool = False, repeat: bool = False) -> Any:
     """A deferred node; ``cache_key`` is ``(key, *input avals)``, ``datas`` the input values with
     lazy ones marked ``_LAZY_INPUT``."""
     out = _SHAPE_CACHE.get(cache_key)
@@ -346,7 +351,8 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
         avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x
                  for x in inputs]
         try:
-            out = jax.eval_shape(fn, *avals)
+            # (a new function each time: JAX would reuse a trace of ``fn`` made under another default dtype)
+            out = jax.eval_shape(lambda *a: fn(*a), *avals)
         except MXNetError:
             raise
         except Exception as err:
@@ -360,6 +366,7 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
     node.datas = tuple(datas)
     node.sig = sig
     node.ints = ints
+    node.repeat = repeat
     region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
     for x, data in zip(inputs, datas):
         if data is _LAZY_INPUT:
@@ -425,6 +432,7 @@ def materialize(nodes: Sequence[Node]) -> None:
 # ----------------------------------------------------------------------------- fused backward
 
 _STRUCTURES: dict = {}
+_SIGHTED: dict = {}  # structures of regions of imperative ops run once (see _Plan.fuse_now)
 _structure_ids = itertools.count()
 
 
@@ -619,6 +627,19 @@ class _Plan:
             return [o for out, keeps in zip(outs, kept) for o, keep in zip(out, keeps) if keep], totals
         return core
 
+    def fuse_now(self) -> bool:
+        """Whether to run this sealed region as one program: its program is compiled already, or a
+        node is more than an imperative op (a hybridized block: running it alone would compile its
+        own VJP), or the structure was seen before.  The first sighting of a region of imperative
+        ops runs them one by one instead, with the programs every structure shares (note it then:
+        :meth:`sighted`), so code whose graph changes at every step compiles nothing new."""
+        if not all(node.repeat for node in self.nodes):
+            return True
+        return self.key in _SIGHTED or self.key in _FUSED_CACHE
+
+    def sighted(self) -> None:
+        bounded(_SIGHTED)[self.key] = True
+
     def program(self) -> Callable:
         """The jitted :meth:`core`, cached by the region's structure."""
         program = _compile_cache.lookup(_FUSED_CACHE, self.key)
@@ -648,16 +669,26 @@ class _Plan:
         return op_error(NamedOp(" + ".join(n.name for n in self.nodes)), self.nodes[0].inputs, None, err)
 
 
-def fused_backward(deferred: list[Node], cotangents: dict) -> list[tuple[Any, Any]]:
-    """Forward + VJP of a region of deferred nodes as one compiled program, run now.
-
-    ``cotangents`` maps ``(id(node), index)`` to the cotangents arriving at the
-    region's outputs (taken out of it).  Returns ``[(entry, gradient)]`` for the
-    differentiable entries outside the region that feed it.  The nodes end up
-    computed and freed, as after a backward.
-    """
+def plan_backward(deferred: list[Node], cotangents: dict) -> "_Plan | None":
+    """The sealed plan of a region of deferred nodes, taking the cotangents arriving at its outputs
+    out of ``cotangents``; or None when the region is a first sighting of imperative ops (see
+    :meth:`_Plan.fuse_now`): then its nodes ran one by one and the cotangents stay in
+    ``cotangents`` for the caller's node-by-node backward."""
     with _LOCK:
         plan = _Plan.of(deferred, cotangents)
+        if plan.fuse_now():
+            return plan
+        plan.sighted()
+        cotangents.update({(id(plan.nodes[k]), i): ct for (k, i), ct in zip(plan.wiring[1], plan.cts)})
+        materialize(deferred)
+        return None
+
+
+def fused_backward(plan: "_Plan") -> list[tuple[Any, Any]]:
+    """Forward + VJP of a planned region (:func:`plan_backward`) as one compiled program, run now.
+    Returns ``[(entry, gradient)]`` for the differentiable entries outside the region that feed
+    it.  The nodes end up computed and freed, as after a backward."""
+    with _LOCK:
         try:
             values, grads = plan.program()(plan.ext_values, plan.cts, None)  # nothing to add to
         except MXNetError:
@@ -668,18 +699,16 @@ def fused_backward(deferred: list[Node], cotangents: dict) -> list[tuple[Any, An
         return list(zip(plan.targets, grads))
 
 
-def defer_backward(deferred: list[Node], cotangents: dict) -> bool:
+def defer_backward(plan: "_Plan") -> bool:
     """Like :func:`fused_backward` for a region whose gradients all go to variables, but lazily:
     their ``.grad`` buffers (and the region's values) become lazy outputs of one pending
     program, run when one is read -- or fused with the optimizer's update by
     :meth:`PendingBackward.run`.  Returns False (nothing done) if the region does not qualify."""
+    if not plan.leaf_targets:
+        return False
     with _LOCK:
-        plan = _Plan.of(deferred, cotangents)
-        if not plan.leaf_targets:
-            cotangents.update({(id(plan.nodes[k]), i): ct for (k, i), ct in zip(plan.wiring[1], plan.cts)})
-            return False
         PendingBackward(plan)
-        return True
+    return True
 
 
 def region_of(head: NDArray) -> _Plan | None:
@@ -698,6 +727,8 @@ def defer_region_backward(region: _Plan, head: NDArray, seed: Any) -> bool:
         if not region.chain_to(node):
             return False
         region.seal({(id(node), index): seed})
+        if not region.fuse_now():
+            return False
         PendingBackward(region)
         return True
 

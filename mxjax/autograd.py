@@ -26,6 +26,7 @@ from ._tape import Leaf as _Leaf, Node as _Node, differentiable as _differentiab
 from .base import MXNetError
 from .base import MXCallbackList, c_array, c_array_buf, c_handle_array, check_call, string_types  # noqa: F401
 from ._config import is_np_array  # noqa: F401  (mx.base names MXNet's autograd carries)
+from .graph import bulk as _bulk
 from ._ndarray import NDArray, _autograd_link, current_handler, invoke_eager, reset_handler, set_handler
 from .operator import OpDef
 from .operator.naming import json_name
@@ -123,13 +124,16 @@ class _Recorder:
             return invoke_eager(op, inputs, params, out_cls)
         if op.check is not None:  # NumPy's value errors (out-of-range take indices) also while recording
             op.check(*(x.to_jax() if isinstance(x, NDArray) else x for x in inputs), **(params or {}))
+        # with bulk execution on, a recorded op is deferred: the forward, the backward and an
+        # optimizer update that follows run as one program (see _tape); a read runs it sooner
+        defer = _bulk.current() is not None
         if not params:
-            return _tape.record((op, ()), op.compute, inputs, out_cls, op.name, op.dynamic_shape)
+            return _tape.record((op, ()), op.compute, inputs, out_cls, op.name, op.dynamic_shape, defer, True)
         key = (op, tuple(params.items()))
         fn = _BOUND.get(key)
         if fn is None:  # one function per op and parameters: the tape's caches are keyed by it anyway
             fn = _tape.bounded(_BOUND)[key] = functools.partial(op.compute, **params)
-        return _tape.record(key, fn, inputs, out_cls, op.name, op.dynamic_shape)
+        return _tape.record(key, fn, inputs, out_cls, op.name, op.dynamic_shape, defer, True)
 
     def on_write(self, array: NDArray) -> None:
         raise MXNetError(
@@ -273,16 +277,17 @@ def _run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph
         if node.fused is not None:  # planned by an earlier lazy backward: run it (then it is freed)
             node.fused.run()
     deferred = [n for n in nodes if n.deferred]
-    if (deferred and lazy and len(deferred) == len(nodes) and not (retain_graph or create_graph)
-            and _tape.defer_backward(deferred, cts.outputs)):
-        return {}
     if deferred and (retain_graph or create_graph):
         _tape.materialize(deferred)  # later backwards need each node's own VJP: run them one by one
     elif deferred:  # forward + backward of the deferred region as one compiled program
-        for entry, ct in _tape.fused_backward(deferred, cts.outputs):
-            cts.add(entry, ct)
-        fused = {id(n) for n in deferred}
-        nodes = [n for n in nodes if id(n) not in fused]
+        plan = _tape.plan_backward(deferred, cts.outputs)  # (None: they ran one by one, a first sighting)
+        if plan is not None:
+            if lazy and len(deferred) == len(nodes) and _tape.defer_backward(plan):
+                return {}
+            for entry, ct in _tape.fused_backward(plan):
+                cts.add(entry, ct)
+            done = {id(n) for n in deferred}
+            nodes = [n for n in nodes if id(n) not in done]
     for node in nodes:
         outs = [cts.outputs.pop((id(node), i), None) for i in range(len(node.out_avals))]
         if all(c is None for c in outs):
@@ -364,7 +369,7 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, tra
         buffer = leaf.grad
         if value.dtype != buffer._data.dtype:
             value = value.astype(buffer._data.dtype)
-        buffer._set_data(value if leaf.grad_req == "write" else buffer._data + value)
+        buffer._set_data(value if leaf.grad_req == "write" else buffer.to_jax() + value)
         leaf.fresh = True
 
 

@@ -655,3 +655,31 @@ def test_get_symbol_replays_the_recorded_computation():
     _close(out, onp.sin([1.0, 2.0]) * onp.array([3.0, 4.0]) + 2.0)
     with pytest.raises(mx.MXNetError, match="get_symbol"):
         ag.get_symbol(np.ones(2))
+
+
+# ----------------------------------------------------------------------------- one program per step
+
+def _tape_programs():
+    return mx.npx.compile_stats()["by_kind"].get("tape", 0)
+
+
+def test_imperative_step_fuses_once_its_structure_repeats():
+    """An imperative forward + backward runs op by op the first time its graph is seen (code whose
+    graph changes every step compiles nothing new), and as one program from the second time on."""
+    w = mx.np.array(onp.linspace(-1, 1, 12).reshape(3, 4).astype("float32"))
+    w.attach_grad()
+    x = mx.np.array(onp.arange(8, dtype="float32").reshape(2, 4) / 8)
+
+    def step():
+        with ag.record():
+            loss = (mx.np.tanh(x @ w.T) * 1.7).sum()
+        loss.backward()
+        return w.grad.asnumpy()
+
+    want = ((1 - onp.tanh(x.asnumpy() @ w.asnumpy().T) ** 2) * 1.7).T @ x.asnumpy()
+    before = _tape_programs()
+    onp.testing.assert_allclose(step(), want, rtol=1e-5)
+    assert _tape_programs() == before  # first sighting: no program of its own
+    for _ in range(3):
+        onp.testing.assert_allclose(step(), want, rtol=1e-5)
+    assert _tape_programs() - before == 1  # then one, reused

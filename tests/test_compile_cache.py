@@ -26,8 +26,13 @@ def _distinct_shapes(count, start=1000):
     return [(start + i, 3) for i in range(count)]
 
 
+def _full(shape, value=1.0):
+    """An input array made on the host: no op (and no program) of its own."""
+    return np.array(onp.full(shape, value, "float32"))
+
+
 def test_lru_drops_least_recently_used_op_programs(limits):
-    x = np.ones((7000, 3)) * 0.5
+    x = _full((7000, 3), 0.5)
     npx.set_compile_cache(max_entries=3)
     ops = [np.arcsinh, np.arccos, np.arcsin, np.arctan]
     before = npx.compile_stats()
@@ -38,15 +43,15 @@ def test_lru_drops_least_recently_used_op_programs(limits):
     assert after["entries"] <= 3
     assert after["misses"] - before["misses"] == 4
     assert after["evictions"] - before["evictions"] >= 1
-    ops[-1](x)  # the newest is kept: a hit
+    ops[-1](x).wait_to_read()  # the newest is kept: a hit
     assert npx.compile_stats()["hits"] > after["hits"]
     assert npx.compile_stats()["misses"] == after["misses"]
-    ops[0](x)  # the oldest was dropped: compiled again
+    ops[0](x).wait_to_read()  # the oldest was dropped: compiled again
     assert npx.compile_stats()["misses"] == after["misses"] + 1
 
 
 def test_one_op_over_many_shapes_stays_within_the_limit(limits):
-    arrays = [np.ones(s) for s in _distinct_shapes(5, start=7050)]
+    arrays = [_full(s) for s in _distinct_shapes(5, start=7050)]
     npx.set_compile_cache(max_entries=3)
     for a in arrays:  # one op's function compiles a program per shape; past the limit it starts afresh
         onp.testing.assert_allclose(np.arcsinh(a).asnumpy(), onp.arcsinh(onp.ones(a.shape, "float32")), rtol=1e-6)
@@ -54,10 +59,10 @@ def test_one_op_over_many_shapes_stays_within_the_limit(limits):
 
 
 def test_byte_limit_drops_programs(limits):
-    arrays = [np.ones(s) for s in _distinct_shapes(3, start=7100)]
+    arrays = [_full(s) for s in _distinct_shapes(3, start=7100)]
     npx.set_compile_cache(max_entries=0, max_bytes=1)  # every program is larger: one is kept at a time
     for a in arrays:
-        np.arccosh(a)
+        np.arccosh(a).wait_to_read()
     stats = npx.compile_stats()
     assert stats["entries"] == 1 and stats["bytes"] > 1
     assert stats["max_bytes"] == 1 and stats["max_entries"] == 0
@@ -81,10 +86,10 @@ def test_hybridized_block_programs_are_evicted_and_retraced(limits):
 
 
 def test_shrinking_the_limit_evicts_at_once(limits):
-    arrays = [np.ones(s) * 0.5 for s in _distinct_shapes(4, start=7300)]
+    arrays = [_full(s, 0.5) for s in _distinct_shapes(4, start=7300)]
     npx.set_compile_cache(max_entries=0)
     for a in arrays:
-        np.arctanh(a)
+        np.arctanh(a).wait_to_read()
     assert npx.compile_stats()["entries"] >= 4
     previous = npx.set_compile_cache(max_entries=2)
     assert previous["max_entries"] == 0

@@ -37,13 +37,14 @@ from typing import Callable, Iterable, Iterator
 from ._core import Engine, EngineError, Operator, Var
 from ..base import check_call  # noqa: F401  (MXNet's engine module carries it)
 from .naive import NaiveEngine
+from ..graph import bulk as _bulk
 from .threaded import ThreadedEngine
 
 __all__ = [
     "Engine", "EngineError", "NaiveEngine", "Operator", "ThreadedEngine", "Var",
     "bulk", "delete_operator", "delete_variable", "engine_type", "get_engine",
     "new_operator", "new_variable", "push", "push_async", "push_sync", "set_bulk_size",
-    "set_engine", "wait_for_all", "wait_for_variable",
+    "set_engine", "set_imperative_bulk", "wait_for_all", "wait_for_variable",
 ]
 
 _THREADED_NAMES = ("ThreadedEngine", "ThreadedEnginePerDevice", "ThreadedEnginePooled",
@@ -168,13 +169,26 @@ def set_bulk_size(size: int) -> int:
 
 @contextlib.contextmanager
 def bulk(size: int) -> Iterator[None]:
-    """Batch up to ``size`` consecutive push_sync ops of this thread; flush on exit."""
+    """Batch up to ``size`` consecutive push_sync ops of this thread, and run this thread's
+    imperative ops as programs of up to ``size`` ops (``graph.bulk``); flush both on exit."""
     eng = _engine or get_engine()
     prev = eng.set_bulk_size(size)
+    cap = _bulk.set_cap(size)
     try:
         yield
     finally:
+        _bulk.set_cap(cap)
         eng.set_bulk_size(prev)
+
+
+def set_imperative_bulk(enabled: bool | None = None, max_nodes: int | None = None,
+                        compile_after: int | None = None) -> dict:
+    """Bulk execution of imperative ops (mxjax's; on by default): whether ops are held back and run
+    as one program at a read (``MXNET_EXEC_BULK_EXEC_IMPERATIVE``), the most ops held per thread
+    (``MXNET_EXEC_BULK_EXEC_MAX_NODE_IMPERATIVE``, default 64), and after how many sightings a
+    sequence of ops compiles into one program (``MXNET_EXEC_BULK_EXEC_COMPILE_AFTER``, default 2).
+    None keeps a setting; ops held so far run first.  Returns the previous settings as a dict."""
+    return _bulk.settings(enabled, max_nodes, compile_after)
 
 
 @atexit.register

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._ndarray import NDArray
+from ..graph.lazy import Lazy
 from ..numpy_extension import _nn as _npx
 from ..operator import get_op
 
@@ -23,6 +24,8 @@ def as_legacy(result: Any) -> Any:
         return result
     legacy = NDArray._wrap(result._data)
     legacy._var, legacy._ag = result._var, result._ag
+    if isinstance(legacy._var, Lazy):
+        legacy._var.share(legacy)
     return legacy
 
 

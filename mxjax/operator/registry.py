@@ -274,8 +274,11 @@ def _compiled(op: OpDef, params: dict[str, Any]) -> Callable[..., Any]:
     hits, mark_used, size = _compile_cache.hits, _compile_cache.mark_used, _compile_cache.executable_bytes
     known = [0]  # executables the current function had compiled after its last call
 
+    def pure(*arrays: Any) -> Any:  # the op as a function of its inputs (a bulk segment's program traces it)
+        return compute(*arrays, **params)
+
     def first(arrays: tuple) -> Any:
-        fn = jax.jit(lambda *a: compute(*a, **params))
+        fn = jax.jit(lambda *a: compute(*a, **params))  # a new function: JAX's caches of the dropped one go
         out = fn(*arrays)
         known[0] = count = fn._cache_size()
         store(programs, None, fn, size(fn, *arrays) if count else 0, count)
@@ -302,6 +305,8 @@ def _compiled(op: OpDef, params: dict[str, Any]) -> Callable[..., Any]:
         return out
 
     call.programs = programs
+    # what a bulk segment's program traces; None for an op with a host-side check (run at once)
+    call.pure = pure if check is None else None
     return call
 
 

@@ -12,6 +12,7 @@ import numpy as onp
 from .. import _config
 from ..base import MXNetValueError
 from .._ndarray import NDArray
+from ..graph import bulk as _bulk
 
 __all__ = ["FusedUpdate"]
 
@@ -101,7 +102,8 @@ class FusedUpdate:
         if n == 0:
             return [], []
         configs = self._configs(indices, n)
-        if donate:  # a buffer given twice cannot be donated
+        if donate:  # a buffer given twice cannot be donated; recorded imperative ops still read them
+            _bulk.flush_all()
             buffers = list(weights)
             for state in states:
                 if state is not None:

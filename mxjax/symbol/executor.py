@@ -35,6 +35,7 @@ from .. import profiler as _profiler
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
 from .._ndarray import NDArray, _default_class, array
+from ..graph import bulk as _bulk
 from .interpret import graph_function, node_op
 from .memory import MemoryPlan, plan_memory
 
@@ -248,6 +249,8 @@ class Executor:
         train = bool(is_train)
         mode = ("step" if self._fuse else "vjp") if train and self._diff else "plain"
         donated = self._donatable(mode) if train else ()
+        if donated:  # recorded imperative ops may still read the aux buffers given away
+            _bulk.flush_all()
         args = {n: a.to_jax() for n, a in self.arg_dict.items()}
         aux = {n: a.to_jax() for n, a in self.aux_dict.items() if n not in donated}
         gone = {n: self.aux_dict[n].to_jax() for n in donated}

@@ -1,0 +1,393 @@
+"""Bulk execution of imperative ops: record them now, run a segment as one XLA program at a read.
+
+With bulk execution on (the default; ``MXNET_EXEC_BULK_EXEC_IMPERATIVE=0`` or
+``engine.set_imperative_bulk(False)`` turns it off) an imperative op on concrete arrays
+does not run at once: NDArray's invoke infers the outputs' shapes and dtypes (cached per
+op, parameters and input types, so a shape error is still raised at the user's line) and
+appends the op to this thread's :class:`Segment`; its outputs are arrays whose ``_var`` is
+a :class:`Pending`.  A segment runs when one of its values is read (``asnumpy``,
+``wait_to_read``, an op that needs values on the host), at ``waitall``, at either end of
+an ``engine.bulk`` scope, before an update donates buffers, or when it holds
+``MXNET_EXEC_BULK_EXEC_MAX_NODE_IMPERATIVE`` ops (default 64; ``engine.bulk(n)`` sets it
+for a scope).
+
+A segment's structure -- each op with its fixed parameters, which leaf array or earlier
+output feeds each input, the Python scalars it was given, and which outputs an array still
+holds (by weak reference) -- is its key.  The first time a structure is seen its ops run one
+by one, each with its own compiled function, as without bulk execution; once it has been
+seen ``MXNET_EXEC_BULK_EXEC_COMPILE_AFTER`` times (default 2) it runs as one ``jax.jit``
+program kept in the process-wide compile cache.  Code that runs once so compiles nothing
+new, and a loop body compiles once.  Outputs nobody holds are not computed at all.
+
+Python scalars are constants of the program, as MXNet's scalar ops hold them as
+parameters: a scalar that changes at every step makes a new structure each time, which
+keeps running op by op.
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+import weakref
+from typing import Any, Callable, Sequence
+
+import jax
+from jax._src.array import ArrayImpl
+
+from .. import _compile_cache, _config
+from ..base import MXNetError, MXNetValueError
+from .lazy import Lazy
+
+__all__ = ["Pending", "Segment", "current", "flush_all", "record", "settings", "configure"]
+
+_swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
+_ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
+# would start JAX's backend at import: the DataLoader's fork server must not)
+_CONST = (int, float, bool, complex)
+
+
+def _env_int(name: str, default: int, minimum: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        raise MXNetValueError(f"{name}={text!r}: expected an integer >= {minimum}")
+    return value
+
+
+_settings = {
+    "enabled": bool(_env_int("MXNET_EXEC_BULK_EXEC_IMPERATIVE", 1, 0)),
+    "max_nodes": _env_int("MXNET_EXEC_BULK_EXEC_MAX_NODE_IMPERATIVE", 64, 1),
+    "compile_after": _env_int("MXNET_EXEC_BULK_EXEC_COMPILE_AFTER", 2, 1),
+}
+# Set by the NDArray layer (``configure``): its array class, how it names a failed op, and how
+# it infers an op's outputs.
+_array_type: type = type(None)
+_op_error: Callable[..., Exception] = lambda op, inputs, params, err: err  # noqa: E731
+_infer: Callable[..., Any] = lambda op, inputs, params: None  # noqa: E731
+
+
+def configure(array_type: type, op_error: Callable[..., Exception], infer: Callable[..., Any]) -> None:
+    """Called once by the NDArray layer: the array class whose ops are recorded;
+    ``op_error(op, inputs, params, err)``, the error that names a failed op and its inputs; and
+    ``infer(op, inputs, params)``, the op's output structs (raising the op's error)."""
+    global _array_type, _op_error, _infer
+    _array_type, _op_error, _infer = array_type, op_error, infer
+
+
+class Pending(Lazy):
+    """One output of a recorded op: ``value`` once its segment ran (``error`` if it failed)."""
+
+    __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers")
+
+    def __init__(self, segment: "Segment", index: int, aval: Any, owner: Any) -> None:
+        self.segment, self.index, self.aval = segment, index, aval
+        self.value = self.error = self.sharers = None
+        self.owner = weakref.ref(owner)
+
+    def compute(self, array: Any) -> Any:
+        if self.value is None and self.error is None:
+            self.segment.run()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def share(self, array: Any) -> None:
+        if self.value is None:
+            self.sharers = (self.sharers or ()) + (weakref.ref(array),)
+
+    def wanted(self) -> bool:
+        """Whether an array still holds this value (else it need not be computed)."""
+        if self.owner() is not None:
+            return True
+        return self.sharers is not None and any(ref() is not None for ref in self.sharers)
+
+
+class Segment:
+    """One thread's recorded ops, not run yet.  ``lock`` guards recording against a run from
+    another thread (a read of a value this thread recorded)."""
+
+    __slots__ = ("nodes", "parts", "leaves", "leaf_refs", "handles", "lock", "cap", "__weakref__")
+
+    def __init__(self, cap: int) -> None:
+        self.lock = threading.Lock()
+        self.cap = cap
+        self._reset()
+
+    def _reset(self) -> None:
+        self.nodes: list = []      # (op, fn, params, args, n_outputs, multi)
+        self.parts: list = []      # (fn, args): the structure key, one part per node
+        self.leaves: list = []     # concrete input arrays, in order of first use
+        self.leaf_refs: dict = {}  # id(leaf) -> its ref (-1 - position)
+        self.handles: list = []    # Pending outputs, in order
+
+    def run(self) -> None:
+        """Compute every value of this segment an array still holds, and start a new segment."""
+        with self.lock:
+            nodes = self.nodes
+            if not nodes:
+                return
+            parts, leaves, handles = self.parts, self.leaves, self.handles
+            self._reset()
+            wanted = tuple(i for i, h in enumerate(handles) if h.owner() is not None or h.sharers and h.wanted())
+            if not wanted:
+                return
+            if len(nodes) == 1:  # one op: its own compiled function is that program already
+                _replay(nodes, leaves, handles)
+            else:
+                _execute(nodes, parts, leaves, handles, wanted)
+
+
+_local = threading.local()
+_segments: "weakref.WeakSet[Segment]" = weakref.WeakSet()
+_segments_lock = threading.Lock()
+
+
+def current() -> Segment | None:
+    """This thread's segment, or None while bulk execution is off."""
+    if not _settings["enabled"]:
+        return None
+    try:
+        return _local.segment
+    except AttributeError:
+        segment = _local.segment = Segment(_settings["max_nodes"])
+        with _segments_lock:
+            _segments.add(segment)
+        return segment
+
+
+def flush_all() -> None:
+    """Run every thread's segment (``waitall``, and before buffers are donated)."""
+    with _segments_lock:
+        segments = [s for s in _segments if s.nodes]
+    for segment in segments:
+        segment.run()
+
+
+def flush() -> None:
+    """Run this thread's segment."""
+    segment = getattr(_local, "segment", None)
+    if segment is not None:
+        segment.run()
+
+
+def set_cap(size: int | None) -> int:
+    """This thread's segment size limit (None: the default); returns the previous one."""
+    segment = current()
+    if segment is None:  # bulk execution is off: nothing to size
+        return size if size is not None else _settings["max_nodes"]
+    previous = segment.cap
+    segment.run()
+    segment.cap = max(1, int(size)) if size is not None else _settings["max_nodes"]
+    return previous
+
+
+def settings(enabled: bool | None = None, max_nodes: int | None = None,
+             compile_after: int | None = None) -> dict:
+    """Change the bulk policy (None keeps a setting); returns the previous settings."""
+    previous = dict(_settings)
+    for name, value, minimum in (("max_nodes", max_nodes, 1), ("compile_after", compile_after, 1)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
+            raise MXNetValueError(f"set_imperative_bulk: {name} must be an integer >= {minimum}, got {value!r}")
+    flush_all()
+    if enabled is not None:
+        _settings["enabled"] = bool(enabled)
+    if compile_after is not None:
+        _settings["compile_after"] = compile_after
+    if max_nodes is not None:
+        _settings["max_nodes"] = max_nodes
+        with _segments_lock:
+            for segment in _segments:
+                segment.cap = max_nodes
+    return previous
+
+
+# ----------------------------------------------------------------------------- recording
+
+_INFERRED: dict = {}  # (fn, input aval keys) -> (output structs, output avals, multi)
+
+
+def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: dict | None,
+           out_cls: type) -> Any:
+    """Append ``op`` (``fn``: its compiled callable, with ``fn.pure`` its traceable function) on
+    ``inputs`` to ``segment`` and return its lazy outputs; None when it cannot be recorded (an
+    input that is traced, on the engine, or of a kind a program cannot take): run it now then.
+    The outputs' shapes and dtypes are inferred once per op, parameters and input types."""
+    with segment.lock:
+        args, keys = [], [fn]
+        leaf_refs, leaves = segment.leaf_refs, segment.leaves
+        for x in inputs:
+            if isinstance(x, _array_type):
+                var = x._var
+                if var is None:
+                    data = x._data
+                    if type(data) is not _ArrayImpl:
+                        return None
+                elif type(var) is Pending:
+                    if var.segment is segment and var.value is None:
+                        args.append(var.index)
+                        keys.append(var.aval)
+                        continue
+                    if var.value is None:  # another thread's segment, or a failed one
+                        return None
+                    data = x._data = var.value  # computed already: settle the array
+                    x._var = None
+                else:
+                    return None
+            elif type(x) is _ArrayImpl:
+                data = x
+            elif type(x) in _CONST:
+                if type(x) is float and (x == 0.0 or x != x):  # -0.0 == 0.0 and nan != nan: key by text
+                    args.append((float, x, repr(x)))
+                else:
+                    args.append((type(x), x))
+                keys.append(type(x))
+                continue
+            elif x is None:
+                args.append((None, None))
+                keys.append(None)
+                continue
+            else:
+                return None
+            ref = leaf_refs.get(id(data))  # a leaf: each array once, however often it is read
+            if ref is None:
+                ref = leaf_refs[id(data)] = -1 - len(leaves)
+                leaves.append(data)
+            args.append(ref)
+            keys.append(data.aval)
+        key = tuple(keys)
+        found = _INFERRED.get(key)
+        if found is None:
+            found = _INFERRED[key] = _inferred(op, inputs, params)
+        structs, avals, multi = found
+        handles, new = segment.handles, object.__new__
+        outs = []
+        for struct, aval in zip(structs, avals):
+            handle = new(Pending)  # (inline construction: this runs for every op)
+            handle.segment, handle.index, handle.aval = segment, len(handles), aval
+            handle.value = handle.error = handle.sharers = None
+            array = new(out_cls)
+            array._data, array._var, array._ag, array._dc = struct, handle, None, None
+            handle.owner = weakref.ref(array)
+            handles.append(handle)
+            outs.append(array)
+        args = tuple(args)
+        segment.nodes.append((op, fn, params, args, len(structs), multi))
+        segment.parts.append((fn, args))
+        full = len(segment.nodes) >= segment.cap
+    if full:
+        segment.run()
+    return tuple(outs) if multi else outs[0]
+
+
+def _inferred(op: Any, inputs: Sequence[Any], params: dict | None) -> tuple:
+    previous = _swap_x64(True)
+    try:
+        out = _infer(op, inputs, params)
+    finally:
+        _restore_x64(previous)
+    multi = isinstance(out, (tuple, list))
+    structs = tuple(out) if multi else (out,)
+    avals = tuple(jax.core.ShapedArray(s.shape, s.dtype, weak_type=getattr(s, "weak_type", False))
+                  for s in structs)
+    if len(_INFERRED) > 65536:
+        _INFERRED.clear()
+    return structs, avals, multi
+
+
+# ----------------------------------------------------------------------------- running
+
+_PROGRAMS = _compile_cache.Programs("bulk")
+_SEEN: dict = {}  # structure key -> sightings, until it compiles
+
+
+def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tuple) -> None:
+    key = (tuple(parts), wanted)
+    found = _compile_cache.lookup(_PROGRAMS, key)
+    if found is None:
+        seen = _SEEN.get(key, 0) + 1
+        if seen < _settings["compile_after"]:
+            if len(_SEEN) > 4096:
+                _SEEN.clear()
+            _SEEN[key] = seen
+            _replay(nodes, leaves, handles)
+            return
+        _SEEN.pop(key, None)
+        found = (jax.jit(_program(nodes, wanted)), [0])
+    program, known = found
+    previous = _swap_x64(True)
+    try:
+        values = program(*leaves)
+        count = program._cache_size()
+        if count != known[0]:  # compiled for a new signature: count it in the compile cache
+            nbytes = _compile_cache.executable_bytes(program, *leaves)
+            if known[0] == 0:
+                _compile_cache.store(_PROGRAMS, key, found, nbytes, count)
+            else:
+                _compile_cache.grow(_PROGRAMS, key, nbytes, count - known[0])
+            known[0] = count
+    except Exception:  # run op by op: the op that fails is named, with its inputs
+        _restore_x64(previous)
+        _replay(nodes, leaves, handles)
+        return
+    _restore_x64(previous)
+    for index, value in zip(wanted, values):
+        handles[index].value = value
+
+
+def _program(nodes: list, wanted: tuple) -> Callable[..., list]:
+    """The segment as one function of its leaves, returning the wanted outputs."""
+    steps = [(fn.pure, args, multi) for _, fn, _, args, _, multi in nodes]
+
+    def run(*leaves: Any) -> list:
+        values: list = []
+        for pure, args, multi in steps:
+            out = pure(*[(values[a] if a >= 0 else leaves[-1 - a]) if type(a) is int else a[1] for a in args])
+            if multi:
+                values.extend(out)
+            else:
+                values.append(out)
+        return [values[i] for i in wanted]
+    return run
+
+
+def _replay(nodes: list, leaves: list, handles: list) -> None:
+    """Run the ops one by one with their own compiled functions (a structure's first sighting)."""
+    values: list = []
+    previous = _swap_x64(True)
+    try:
+        for op, fn, params, args, n, multi in nodes:
+            ins = [(values[a] if a >= 0 else leaves[-1 - a]) if type(a) is int else a[1] for a in args]
+            try:
+                out = fn(*ins)
+            except Exception as err:
+                error = err if isinstance(err, MXNetError) else _op_error(op, ins, params, err)
+                _settle(handles, values)
+                for handle in handles[len(values):]:  # this op's outputs and every later one
+                    handle.error = error
+                raise error from None
+            if multi:
+                values.extend(out)
+            else:
+                values.append(out)
+    finally:
+        _restore_x64(previous)
+    _settle(handles, values)
+
+
+def _settle(handles: list, values: list) -> None:
+    for handle, value in zip(handles, values):
+        handle.value = value
+
+
+def _drop_programs() -> None:
+    _compile_cache.drop(_PROGRAMS)
+    _SEEN.clear()
+    _INFERRED.clear()
+
+
+_config.on_drop_compiled(_drop_programs)
