@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .base import MXNetError, encode_attr
 
-__all__ = ["Node", "Entry", "topo_order", "variables", "graph_to_json", "graph_from_json"]
+__all__ = ["Node", "Entry", "topo_order", "variables", "copy_graph", "graph_to_json", "graph_from_json"]
 
 MXNET_VERSION = 10901  # what the JSON we write claims, so MXNet 1.9.1 loads it without upgrades
 
@@ -78,6 +78,19 @@ def _children(node: Node) -> Iterator[Node]:
 def variables(outputs: Iterable[Entry]) -> list[Node]:
     """Variable nodes in topological order."""
     return [n for n in topo_order(outputs) if n.is_variable]
+
+
+def copy_graph(outputs: Iterable[Entry]) -> list[Entry]:
+    """The same graph over new nodes (sub-graphs are shared): a copy a pass may rewrite freely."""
+    outputs = list(outputs)
+    clones: dict[int, Node] = {}
+    for node in topo_order(outputs):
+        clone = Node(node.op, node.name, node.params, node.attrs, num_outputs=node.num_outputs)
+        clone.inputs = [(clones[id(n)], i) for n, i in node.inputs]
+        clone.control_deps = [clones[id(n)] for n in node.control_deps]
+        clone.subgraphs = node.subgraphs
+        clones[id(node)] = clone
+    return [(clones[id(n)], i) for n, i in outputs]
 
 
 # ----------------------------------------------------------------------------- JSON

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import ml_dtypes
 import numpy as onp
 
+from . import _rng
 from .base import MXNetError
 from .operator.custom import _DTYPE_CODES
 
@@ -129,7 +130,6 @@ def ensure_cpu_states() -> None:
     """Create the random states once, seeded from mxjax's stream (so ``mx.random.seed`` before the
     first ``mx.library.load`` reproduces them).  Called at load, not inside a host callback."""
     if _cpu_states is None:
-        from . import _rng
         key = onp.asarray(_rng.next_key()).astype(onp.uint64)
         reseed_cpu_states(int(key[-1]))
 

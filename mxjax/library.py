@@ -22,12 +22,16 @@ from typing import Any, Callable
 
 import numpy as onp
 
-from . import _library_abi
+from . import _library_abi, ndarray
 from ._library_ops import LibraryOp
 from ._library_passes import GraphPass
 from .base import MXNetError
+from .ndarray import op as nd_op
 from .operator.registry import OPS, register_op
 from .subgraph import SubgraphProperty, list_backends, register_backend
+from .symbol import contrib as _sym_contrib, image as _sym_image, linalg as _sym_linalg, random as _sym_random
+from .symbol import load_json
+from .symbol._generated import PrefixedNamespace
 
 __all__ = ["load", "compiled_with_gcc_cxx11_abi", "loaded_libs", "MXlib"]
 
@@ -120,8 +124,6 @@ def _run_graph_pass(graph_pass: GraphPass, symbol: Any, args: dict | None, aux: 
                     options: dict) -> Any:
     """Rewrite ``symbol`` with a library pass; like MXNet, the ``args``/``aux`` dicts receive the
     parameters the pass allocates and lose those the new graph no longer uses."""
-    from . import ndarray
-    from .symbol import load_json
     arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
     given_args = {k: _host(v) for k, v in (args or {}).items() if k in arg_names}
     given_aux = {k: _host(v) for k, v in (aux or {}).items() if k in aux_names}
@@ -154,8 +156,6 @@ def _nd_homes(name: str) -> list[tuple[Any, str]]:
     """Where MXNet's generated modules put an op's ``mx.nd`` function: ``mx.nd`` and ``mx.nd.op``
     for a plain name; ``mx.nd.contrib.<short>`` for ``_contrib_<short>`` (likewise linalg, sparse,
     image, and random for ``*_like`` ops); other ``_``-names are internal and get none."""
-    from . import ndarray
-    from .ndarray import op as nd_op
     for prefix in _SUBMODULE_PREFIXES:
         if name.startswith(prefix) and len(name) > len(prefix):
             if prefix == "_random_" and not name.endswith("_like"):
@@ -169,9 +169,7 @@ def _refresh_symbol_namespaces() -> None:
 
     They bind ops by prefix from a name table built once (the registry is otherwise complete
     at import); dropping the table makes the next lookup rebuild it with the library's ops."""
-    from .symbol import contrib, image, linalg, random
-    from .symbol._generated import PrefixedNamespace
-    for module in (contrib, image, linalg, random):
+    for module in (_sym_contrib, _sym_image, _sym_linalg, _sym_random):
         for space in vars(module).values():
             if isinstance(space, PrefixedNamespace):
                 space._names = None

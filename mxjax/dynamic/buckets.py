@@ -25,11 +25,11 @@ from typing import Any
 import jax
 import numpy as onp
 
-from .._ir import Entry, Node, topo_order
+from .._ir import Entry, Node, copy_graph, topo_order
 from .._ndarray import NDArray, invoke
 from ..operator.dynamic import check_mask, mask_rows
 from ..operator.registry import get_op
-from ..symbol.interpret import CONSTANTS, call_params, node_op
+from .._interpret import CONSTANTS, call_params, node_op
 from .rows import NotRowWise, row_axes
 
 __all__ = ["VALID", "MIN_BUCKET", "bucket_size", "Padded", "selection", "plan", "input_names"]
@@ -135,8 +135,7 @@ def plan(outputs: list[Entry], in_axes: dict[str, int], selections: set[str], av
     whose graph reads :data:`VALID` when a reduction needs it; the row axis of each
     output, ``None`` for row-free ones), or ``None`` when some node mixes rows.
     """
-    from ..symbol import Symbol
-    outputs = Symbol(list(outputs)).__deepcopy__({})._outputs
+    outputs = copy_graph(outputs)
     valid = Node("null", VALID)
     entry_axes: dict[tuple, int | None] = {}
     entry_avals: dict[tuple, Any] = {}

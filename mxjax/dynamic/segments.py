@@ -25,10 +25,10 @@ import jax
 import numpy as onp
 
 from .. import _config, _tape, autograd
-from .._ir import Entry, Node, topo_order
+from .._ir import Entry, Node, copy_graph, topo_order
 from .._ndarray import NDArray, invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
-from ..symbol.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
+from .._interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
 from .buckets import VALID, Padded, input_names, plan, selection
 
 __all__ = ["DynamicShapeProperty", "SegmentedGraph", "dynamic_ops", "has_dynamic_ops", "MAX_SIGNATURES"]
@@ -147,8 +147,7 @@ class SegmentedGraph:
     """
 
     def __init__(self, outputs: list[Entry], input_names: list[str], aux_names: list[str], train: bool) -> None:
-        from ..symbol import Symbol
-        copy = Symbol(list(outputs)).__deepcopy__({})._outputs
+        copy = copy_graph(outputs)
         self.outputs = partition(copy, DynamicShapeProperty())
         self.input_names, self.aux_names, self.train = list(input_names), list(aux_names), train
         self.steps: list[tuple] = []

@@ -26,9 +26,12 @@ import numpy as onp
 
 from .. import _config
 from .._deferred_compute import context as _dc_context, is_deferred_compute, set_variable
-from .._ir import Entry, Node, topo_order
+from .._graph_body import CONSTANT, encode_constant, graph_body
+from .._ir import Entry, Node, symbol_class, topo_order
+from .._node_attrs import creation_attrs
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
-from .._ndarray import Lazy, NDArray, current_handler, invoke, reset_handler, set_handler, wrap_outputs
+from .._ndarray import NDArray, current_handler, invoke, reset_handler, set_handler, wrap_outputs
+from ..graph.lazy import Lazy
 from ..operator import OpDef, get_op
 from ..operator.control_flow import SUBGRAPHS, Subgraph
 from ..operator.naming import json_name
@@ -122,6 +125,12 @@ def _stack(rows: list, cls: type) -> list:
 
 # ----------------------------------------------------------------------------- tracing
 
+def _variable(name: str) -> Any:
+    """A variable Symbol named ``name`` with the enclosing ``AttrScope``'s attributes, as ``mx.sym.var``
+    makes it; the class is the one the symbol layer registered with the IR (it sits above npx)."""
+    return symbol_class()([(Node("null", name, attrs=creation_attrs(None)), 0)])
+
+
 class _NoValue(Lazy):
     """The ``_var`` of a placeholder: a sub-graph input, which has no value to read."""
 
@@ -197,7 +206,6 @@ class _Tracer:
         """A sub-graph returning its one input (cond's pred, computed outside the node)."""
         if self.mode != _GRAPH:
             return Subgraph(lambda x: (x,), 1, name, (name,))
-        from ..symbol._json import graph_body
         node = Node(json_name(get_op("copy")), f"{name}_output", inputs=[(Node("null", name), 0)])
         return graph_body([(node, 0)], name)
 
@@ -233,13 +241,11 @@ class _Tracer:
     # -- deferred compute: record a sub-graph and cut it out -------------------------------------
     def _trace_graph(self, fn: Callable, avals: list, names: list[str], label: str,
                      anchor: bool) -> tuple[Subgraph, list, Any]:
-        from ..symbol import var  # the symbol layer sits above npx
-        from ..symbol._json import graph_body
         holders = [self.cls._wrap(aval) for aval in avals]
         with _dc_context():
             for holder in holders:
                 holder._var = _NoValue(self.op)  # reading it (or what is computed from it) says why it fails
-            set_variable(holders, [var(name) for name in names])
+            set_variable(holders, [_variable(name) for name in names])
             spy = _Spy(current_handler(), self.op)
             token = set_handler(spy)
             try:
@@ -265,7 +271,6 @@ class _Tracer:
         """``(name, value, encoded value)`` of a plain array the functions read (baked into the sub-graph)."""
         found = self._consts.get(id(array))
         if found is None:
-            from ..symbol._json import encode_constant
             value = array.to_jax()
             found = self._consts[id(array)] = (self._fresh(None, f"{self.op}_const"), value, encode_constant(value))
         return found
@@ -335,7 +340,6 @@ class _Cut:
         return (self._variable(self.tracer.free_name(node, index, array)), 0)
 
     def _const(self, array: NDArray) -> Entry:
-        from ..symbol._json import CONSTANT
         name, value, encoded = self.tracer.const(array)
         self.consts[name] = value
         return (self._variable(name, {CONSTANT: encoded}), 0)

@@ -12,22 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from .._ir import Node
-from ..attribute import current as _attr_scope
 from ..base import MXNetError, encode_attr
-from .interpret import CONSTANTS, node_op
-
-HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage", "profiler_scope")
-
-
-def stored_key(key: str) -> str:
-    """The name MXNet stores an attribute under (``ctx_group`` -> ``__ctx_group__``)."""
-    return f"__{key}__" if key in HIDDEN_KEYS else key
-
-
-def creation_attrs(attr: dict | None) -> dict[str, str]:
-    """The attributes of a node made now: the current ``AttrScope``'s, updated by ``attr``."""
-    merged = _attr_scope().get(dict(attr) if attr else None) or {}
-    return {stored_key(key): str(value) for key, value in merged.items()}
+from .._interpret import CONSTANTS, node_op
+from .._node_attrs import HIDDEN_KEYS, creation_attrs, stored_key  # noqa: F401  (creation_attrs: symbol.py's)
 
 
 def listed(node: Node) -> dict[str, str]:

@@ -8,31 +8,25 @@ hints, and the old meaning of ``argmax(axis=-1)``.
 
 Control-flow nodes (``_foreach``, ``_while_loop``, ``_cond``) keep their bodies as
 the node's ``subgraphs``, as MXNet writes them; :func:`graph_body` turns such a
-sub-graph into the op's :class:`Subgraph` parameter, for graphs read here and for
-bodies traced by ``mx.npx`` alike.  A body may read a constant array (a plain array
+sub-graph into the op's :class:`Subgraph` parameter (:mod:`mxjax._graph_body`, shared
+with the bodies ``mx.npx`` traces).  A body may read a constant array (a plain array
 captured at trace time): its variable carries the value in ``__constant__``.
 """
 from __future__ import annotations
 
-import base64
 import json
 import warnings
 from typing import Any
 
-import jax.numpy as jnp
-import numpy as onp
-
-from .. import _config
-from .._ir import MXNET_VERSION, Entry, Node, graph_from_json, topo_order, variables
+from .._ir import MXNET_VERSION, Entry, Node, graph_from_json, topo_order
 from ..base import MXNetError, MXNetTypeError, decode_attr
 from ..serialization import file_label
 from ._hints import apply_init_hints
-from ..operator.control_flow import CONTROL_FLOW_ROLES, SUBGRAPHS, Subgraph
+from ..operator.control_flow import CONTROL_FLOW_ROLES, SUBGRAPHS
 from ..operator.naming import op_for_json_name
-from .interpret import CONSTANTS, SUBGRAPH_OP, graph_function
+from .._graph_body import graph_body
+from .._interpret import CONSTANTS, SUBGRAPH_OP
 from .symbol import Symbol
-
-CONSTANT = "__constant__"  # attribute of a sub-graph variable that stands for a constant array
 
 NEWEST_READ = 20000  # MXNet 2.0.0: the newest JSON whose layout mxjax knows (2.0 writes it as 1.9.1 does)
 
@@ -197,52 +191,6 @@ def _read_bodies(node: Node) -> None:
         _split_graph_attrs(topo_order(sub))
         bodies.append(graph_body(sub, f"{node.op.lstrip('_')}_{role}"))  # the labels npx traces give
     node.params[SUBGRAPHS] = tuple(bodies)
-
-
-def graph_body(outputs: list[Entry], name: str, train: bool = False, consts: dict | None = None) -> Subgraph:
-    """A sub-graph as a :class:`Subgraph` over its variables in ``list_inputs`` order.
-
-    Variables marked ``__constant__`` are not arguments: their values come from
-    ``consts`` (a trace passes the arrays it captured) or from the attribute.
-    ``train`` is the training flag the body runs with when its op is not told one.
-    """
-    if consts is None:
-        consts = {v.name: decode_constant(v.attrs[CONSTANT]) for v in variables(outputs) if CONSTANT in v.attrs}
-    inputs = tuple(v.name for v in variables(outputs) if v.name not in consts)
-    runs: dict[bool, Any] = {}
-
-    def by_mode(flag: bool) -> Any:
-        if flag not in runs:
-            run = graph_function(outputs, flag)
-
-            def fn(*arrays: Any) -> list:
-                values = dict(consts)
-                values.update(zip(inputs, arrays))
-                return run(values)[0]
-            runs[flag] = fn
-        return runs[flag]
-
-    return Subgraph(by_mode(train), len(outputs), name, inputs, outputs, by_mode)
-
-
-def encode_constant(value: Any) -> str:
-    """A constant array as the ``__constant__`` attribute: dtype, shape and raw bytes (exact for any dtype)."""
-    array = onp.asarray(value)
-    return json.dumps({"dtype": array.dtype.name, "shape": list(array.shape),
-                       "data": base64.b64encode(onp.ascontiguousarray(array).tobytes()).decode("ascii")})
-
-
-@_config.with_x64  # an int64/float64 constant stays 64-bit
-def decode_constant(text: str) -> Any:
-    """The array a ``__constant__`` attribute holds."""
-    try:
-        spec = json.loads(text)
-        dtype = jnp.dtype(spec["dtype"])
-        array = onp.frombuffer(base64.b64decode(spec["data"]), dtype=dtype).reshape(spec["shape"])
-    except (ValueError, KeyError, TypeError) as err:
-        raise MXNetError(f"symbol JSON: a {CONSTANT} attribute must hold dtype, shape and base64 data "
-                         f"({type(err).__name__}: {err})") from None
-    return jnp.asarray(array)
 
 
 def _split_attrs(node: Node) -> None:

@@ -19,7 +19,7 @@ from .._ir import Entry, Node, topo_order
 from ..attribute import AttrScope
 from ..base import MXNetTypeError, MXNetValueError
 from ..operator.control_flow import SUBGRAPHS
-from ._json import graph_body
+from .._graph_body import graph_body
 from .symbol import Symbol, _output_name, auto_name, var
 
 __all__ = ["foreach", "while_loop", "cond"]

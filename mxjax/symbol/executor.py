@@ -30,13 +30,14 @@ import numpy as onp
 from jax import lax
 from jax.extend.core import Literal
 
-from .. import _config, _rng
+from .. import _config, _rng, autograd
 from .. import profiler as _profiler
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
+from ..dynamic import SegmentedGraph, has_dynamic_ops
 from .._ndarray import NDArray, _default_class, array
 from ..graph import bulk as _bulk
-from .interpret import graph_function, node_op
+from .._interpret import graph_function, node_op
 from .memory import MemoryPlan, plan_memory
 
 _GRAD_REQS = ("write", "add", "null")
@@ -145,7 +146,6 @@ class Executor:
         self._awaiting_backward = False
         self._last_donated: tuple[str, ...] = ()
         # dynamic-shape ops: run as compiled static segments around eager dynamic ops, per training flag
-        from ..dynamic import has_dynamic_ops  # (the dynamic package builds on this one)
         self._dynamic = has_dynamic_ops(symbol._outputs)
         self._segmented: dict = {}
         self._seg_inputs: dict | None = None
@@ -284,8 +284,6 @@ class Executor:
     def _forward_segmented(self, train: bool) -> list:
         """A graph with dynamic-shape ops: compiled static segments and eager dynamic ops
         (``mxjax.dynamic``); a training forward is recorded so ``backward`` can follow."""
-        from .. import autograd
-        from ..dynamic import SegmentedGraph
         graph = self._segmented.get(train)
         if graph is None:
             aux = list(self._updated_aux) if train else []
@@ -310,7 +308,6 @@ class Executor:
         return self.outputs
 
     def _backward_segmented(self, out_grads: Any) -> None:
-        from .. import autograd
         if self._seg_inputs is None:
             raise MXNetError("backward: call forward(is_train=True) first (with arguments that need gradients)")
         if out_grads is not None:

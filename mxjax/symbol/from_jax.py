@@ -17,7 +17,7 @@ from jax.extend import core as jex_core
 from .._ir import Node
 from ..base import MXNetError
 from ..operator import OPS, OpDef, register_op
-from .interpret import CONSTANTS
+from .._interpret import CONSTANTS
 from .symbol import Symbol
 
 __all__ = ["from_jax", "JAX_OP_PREFIX"]

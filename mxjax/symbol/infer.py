@@ -16,9 +16,9 @@ from .._ir import Entry, Node, topo_order
 from ..base import MXNetError, decode_attr, normalize_dtype
 from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
 from ..subgraph import subgraph_inputs
-from ._shape_rules import INPUT_RULES as _INPUT_RULES
-from ._shape_rules import is_deferred_creation, resolved_creation_shape
-from .interpret import CONSTANTS, SUBGRAPH_OP, call_params, node_op
+from .._shape_rules import INPUT_RULES as _INPUT_RULES
+from .._shape_rules import is_deferred_creation, resolved_creation_shape
+from .._interpret import CONSTANTS, SUBGRAPH_OP, call_params, node_op
 
 Aval = jax.ShapeDtypeStruct
 

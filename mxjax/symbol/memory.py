@@ -31,7 +31,7 @@ from .._ir import Entry, topo_order
 from ..base import MXNetValueError, normalize_dtype
 from ..operator import elemwise, legacy
 from . import infer
-from .interpret import node_op
+from .._interpret import node_op
 
 __all__ = ["MemoryPlan", "plan_memory", "INPLACE_OPS", "MATCH_RANGE"]
 

@@ -17,7 +17,7 @@ import numpy as onp
 from .. import _ir
 from .._atomic import atomic_write
 from .. import name as _names
-from .._ir import Entry, Node, topo_order
+from .._ir import Entry, Node, copy_graph, topo_order
 from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
 from ..device import Device, current_device
 from .._ndarray import reset_handler, set_handler
@@ -28,7 +28,7 @@ from . import _attrs, infer
 from .executor import Executor, allocate_and_bind
 from ._hints import apply_init_hints
 from ..operator.naming import json_name, scalar_twin
-from .interpret import CONSTANTS, graph_function, node_op
+from .._interpret import CONSTANTS, graph_function, node_op
 
 __all__ = ["Symbol", "var", "Variable", "Group", "symbol_function"]
 
@@ -155,15 +155,7 @@ class Symbol:
                          for n, i in self._outputs]
 
     def __deepcopy__(self, memo: dict) -> "Symbol":
-        nodes = self._nodes()
-        clones = {}
-        for node in nodes:
-            clone = Node(node.op, node.name, node.params, node.attrs, num_outputs=node.num_outputs)
-            clone.inputs = [(clones[id(n)], i) for n, i in node.inputs]
-            clone.control_deps = [clones[id(n)] for n in node.control_deps]
-            clone.subgraphs = node.subgraphs
-            clones[id(node)] = clone
-        return Symbol([(clones[id(n)], i) for n, i in self._outputs])
+        return Symbol(copy_graph(self._outputs))
 
     def __copy__(self) -> "Symbol":
         return self.__deepcopy__({})
@@ -435,7 +427,7 @@ class _Builder:
     def invoke(self, op: OpDef, inputs: list, params: dict | None, out_cls: Any) -> Any:
         params = dict(params or {})
         entries, constants = [], []
-        if op.needs_key:  # the executor supplies keys at run time (interpret.py), not the graph
+        if op.needs_key:  # the executor supplies keys at run time (mxjax._interpret), not the graph
             inputs = list(inputs)[1:]
         for slot, x in enumerate(inputs):
             if isinstance(x, Symbol):

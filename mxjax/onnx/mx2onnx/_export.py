@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as onp
 
+from ... import ndarray, symbol
 from ...base import MXNetError
 from ...symbol import Symbol
 from ...symbol.infer import infer_avals
@@ -41,7 +42,6 @@ def _as_numpy(value: Any) -> onp.ndarray:
 
 
 def _load_files(sym_path: str, params_path: str) -> tuple[Symbol, dict]:
-    from ... import ndarray, symbol
     for path in (sym_path, params_path):
         if not os.path.isfile(path):
             raise ValueError(f"export_model: {path!r} is not a file; give the -symbol.json and .params paths")

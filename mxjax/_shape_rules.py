@@ -1,12 +1,13 @@
 """Shape rules MXNet's shape inference has and XLA's cannot give: the parameter shapes an op needs
 from its data shape (FullyConnected's weight from ``num_hidden``), and 1.x creation nodes whose 0
-dimensions their consumer fills in.  Shared by inference (``infer``) and graph evaluation (``interpret``)."""
+dimensions their consumer fills in.  Shared by inference (``mxjax.symbol.infer``) and graph evaluation (``_interpret``)."""
 from __future__ import annotations
 
 from math import prod
 from typing import Any, Callable
 
-from .._ir import Node
+from ._ir import Node
+from .operator.rnn import param_size  # the RNN op's own layout rule
 
 
 def _fc(shapes: list, p: dict) -> dict:
@@ -36,7 +37,6 @@ def _deconv(shapes: list, p: dict) -> dict:
 
 def _rnn(shapes: list, p: dict) -> dict:
     """The flat parameter vector and the (cell) states from TNC data, as MXNet's RNN shape rule."""
-    from ..operator.rnn import param_size  # the op's own layout rule
     steps, batch, size_in = shapes[0]
     layers, directions, hidden = p["num_layers"], 2 if p.get("bidirectional") else 1, p["state_size"]
     out = p.get("projection_size") or hidden

@@ -1,0 +1,190 @@
+"""Graphs as JAX functions: the executor compiles them, inference evaluates them abstractly.
+
+It works on the IR (``_ir``) alone, below ``mxjax.symbol`` (which re-exports it as
+``mxjax.symbol.interpret``), so the layers between -- ``mxjax.dynamic``, npx control
+flow -- can run graphs without importing the symbol layer.
+
+``graph_function`` turns output entries into ``f(values, key) -> (outputs, aux_updates)``
+where ``values`` maps variable names to arrays.  Random ops get keys folded from
+``key`` by node position; in training, ops with auxiliary inputs (BatchNorm) also
+report those inputs' new values, keyed by the variable name that feeds them.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Sequence
+
+import jax
+
+from ._ir import Entry, Node, topo_order
+from .base import MXNetError
+from .operator import OpDef
+from .operator.naming import op_for_json_name
+from .subgraph import subgraph_inputs
+from ._shape_rules import consumer_shape, is_deferred_creation, resolved_creation_shape
+
+
+# Node parameter holding non-array inputs (Python scalars) as ((slot, value), ...)
+CONSTANTS = "__constants__"
+SUBGRAPH_OP = "_CachedOp"  # a partitioned group: evaluates its subgraphs[0]
+
+
+class SubgraphOp:
+    """What ``node_op`` gives for a ``_CachedOp`` node: enough of an OpDef for the symbol layer,
+    and (per training flag) a compute function that runs the subgraph on the node's inputs.
+
+    ``updates`` holds the auxiliary updates of the last call (read right after it, inside
+    one trace), named by the graph variables the subgraph's variables stand for.
+    """
+
+    name = SUBGRAPH_OP
+    params: dict = {}
+    differentiable = True
+    dynamic_shape = False
+    check = None
+
+    def __init__(self, node: Node, train: bool = False) -> None:
+        self.node, self.train = node, train
+        info = _SUBGRAPH_INFO.get(node)
+        if info is None:  # node_op is asked often (listing, inference): walk the subgraph once
+            info = _SUBGRAPH_INFO[node] = _subgraph_info(node)
+        self.names, self.needs_key, self.aux_inputs = info
+        self.aux_update = _updated_inside if self.aux_inputs else None
+        self.updates: dict = {}
+        self._fn: Callable | None = None
+
+    def count_outputs(self, params: dict) -> int:
+        return self.node.num_outputs
+
+    def compute(self, *inputs: Any) -> tuple:
+        if self._fn is None:
+            self._fn = graph_function(self.node.subgraphs[0], self.train)
+        key, inputs = (inputs[0], inputs[1:]) if self.needs_key else (None, inputs)
+        outs, self.updates = self._fn(dict(zip(self.names, inputs)), key)
+        return tuple(outs)
+
+
+_SUBGRAPH_INFO: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _subgraph_info(node: Node) -> tuple:
+    """(input names, whether it is random, the input positions that are auxiliary states)."""
+    names = subgraph_inputs(node)
+    aux = set()
+    for inner in topo_order(node.subgraphs[0]):
+        if not inner.is_variable:
+            op = node_op(inner)
+            aux.update(inner.inputs[s][0].name for s in op.aux_inputs if s < len(inner.inputs))
+    return names, is_random(node.subgraphs[0]), tuple(k for k, name in enumerate(names) if name in aux)
+
+
+def _updated_inside(*args: Any, **kwargs: Any) -> None:
+    """The aux_update of a subgraph node: its auxiliary states are updated by the ops inside."""
+    raise MXNetError("internal: a subgraph's auxiliary updates come from its compute")
+
+
+def is_random(outputs: list[Entry]) -> bool:
+    """Whether evaluating these outputs draws random numbers (so needs a PRNG key)."""
+    for node in topo_order(outputs):
+        if node.is_variable:
+            continue
+        if node_op(node).needs_key:
+            return True
+    return False
+
+
+def node_op(node: Node) -> Any:
+    """The OpDef of an op node (a :class:`SubgraphOp` for a partitioned group)."""
+    if node.op == SUBGRAPH_OP:
+        return SubgraphOp(node)
+    try:
+        return op_for_json_name(node.op)
+    except MXNetError:
+        raise MXNetError(f"node {node.name!r}: operator {node.op!r} is not registered in mxjax") from None
+
+
+def call_params(node: Node, op: OpDef, train: bool) -> dict:
+    """The node's parameters as the op's compute function takes them (training flag included)."""
+    params = dict(node.params)
+    if "_train" in op.params:
+        params["_train"] = train
+    return params
+
+
+def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., Any]:
+    """``f(values: dict[str, array], key) -> (list of outputs, dict of aux updates)``, pure and jittable."""
+    nodes = topo_order(outputs)
+    plan = []
+    # 1.x zeros((L*D, 0, H)) inputs: made again at run time in the shape the consumer's rule gives
+    deferred = {id(node): [slot for slot, (n, _) in enumerate(node.inputs) if is_deferred_creation(n)]
+                for node in nodes if not node.is_variable}
+
+    def remake(node: Node, inputs: list) -> None:
+        shapes = [tuple(jax.numpy.shape(x)) for x in inputs]
+        for slot in deferred[id(node)]:
+            wanted = consumer_shape(node_op(node).name, node.params, slot, shapes)
+            if wanted is not None:
+                source = node.inputs[slot][0]
+                source_op = node_op(source)
+                params = {**call_params(source, source_op, train), "shape": resolved_creation_shape(source, wanted)}
+                inputs[slot] = source_op.compute(**params)
+
+    for position, node in enumerate(nodes):
+        if node.is_variable:
+            plan.append((node, None, None, (), position))
+        elif node.op == SUBGRAPH_OP:
+            plan.append((node, SubgraphOp(node, train), {}, (), position))
+        else:
+            op = node_op(node)
+            params = call_params(node, op, train)
+            constants = params.pop(CONSTANTS, ())
+            plan.append((node, op, params, constants, position))
+
+    def run(values: dict, key: Any = None) -> tuple[list, dict]:
+        env: dict[int, tuple] = {}
+        aux_updates: dict[str, Any] = {}
+        for node, op, params, constants, position in plan:
+            if op is None:
+                if node.name not in values:
+                    raise MXNetError(f"graph input {node.name!r} has no value")
+                env[id(node)] = (values[node.name],)
+                continue
+            inputs = [env[id(n)][i] for n, i in node.inputs]
+            if deferred.get(id(node)):
+                remake(node, inputs)
+            for slot, value in constants:
+                inputs.insert(slot, value)
+            if op.needs_key:
+                if key is None:
+                    raise MXNetError(f"node {node.name!r} ({op.name}) is random and needs a PRNG key")
+                inputs.insert(0, jax.random.fold_in(key, position))
+            try:
+                out = op.compute(*inputs, **params)
+            except MXNetError as err:
+                raise MXNetError(f"Error in operator {node.name} ({op.name}): {err}") from None
+            env[id(node)] = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            if isinstance(op, SubgraphOp):
+                aux_updates.update(op.updates)
+            elif train and op.aux_update is not None:
+                args = inputs[1:] if op.needs_key else inputs
+                new = op.aux_update(*args, **{k: v for k, v in params.items() if k != "_train"})
+                for slot, value in zip(op.aux_inputs, new):
+                    source = node.inputs[slot][0]
+                    if source.is_variable:
+                        aux_updates[source.name] = value
+        return [env[id(n)][i] for n, i in outputs], aux_updates
+
+    return run
+
+
+def graph_program(outputs: list[Entry], input_names: Sequence[str], aux_names: Sequence[str],
+                  train: bool) -> Callable[..., tuple]:
+    """``run(inputs, key) -> (*outputs, *new values of aux_names)`` over positional inputs: the body
+    of a compiled graph (an auxiliary state the graph does not update comes back unchanged)."""
+    fn = graph_function(outputs, train)
+
+    def run(inputs: Sequence, key: Any = None) -> tuple:
+        values = dict(zip(input_names, inputs))
+        outs, updates = fn(values, key)
+        return tuple(outs) + tuple(updates.get(n, values[n]) for n in aux_names)
+    return run
