@@ -1,10 +1,11 @@
 """The NDArray core: a ``jax.Array`` plus an engine variable, and the one invoke path.
 
 Every front-end (``mx.np``, ``mx.npx``, ``mx.nd``, NDArray's operators) ends in
-:func:`invoke`.  With no mode active it is a few attribute reads around a cached
-``jax.jit`` call, so JAX's asynchronous dispatch carries the work.  Higher layers
-(autograd, deferred compute) install a handler in ``_handler``; this module never
-imports them.
+:func:`invoke`.  With no mode active the op is recorded into this thread's bulk segment
+(``graph.bulk``), which runs as one program when a value is read; with bulk execution
+off, or for an op that cannot be recorded, it is a cached ``jax.jit`` call and JAX's
+asynchronous dispatch carries the work.  Higher layers (autograd, deferred compute)
+install a handler in ``_handler``; this module never imports them.
 """
 from __future__ import annotations
 

@@ -168,13 +168,6 @@ def flush_all() -> None:
         segment.run()
 
 
-def flush() -> None:
-    """Run this thread's segment."""
-    segment = getattr(_local, "segment", None)
-    if segment is not None:
-        segment.run()
-
-
 def set_cap(size: int | None) -> int:
     """This thread's segment size limit (None: the default); returns the previous one."""
     segment = current()

@@ -278,7 +278,7 @@ def _compiled(op: OpDef, params: dict[str, Any]) -> Callable[..., Any]:
         return compute(*arrays, **params)
 
     def first(arrays: tuple) -> Any:
-        fn = jax.jit(lambda *a: compute(*a, **params))  # a new function: JAX's caches of the dropped one go
+        fn = jax.jit(lambda *a: pure(*a))  # a new function each time: JAX's caches of a dropped one go with it
         out = fn(*arrays)
         known[0] = count = fn._cache_size()
         store(programs, None, fn, size(fn, *arrays) if count else 0, count)
