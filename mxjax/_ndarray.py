@@ -184,8 +184,7 @@ def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out
         for x in arrays:
             x.to_jax()
         return run_now(op, [x.detach() if isinstance(x, NDArray) else x for x in inputs], params, out_cls)
-    avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x for x in inputs]
-    outs = wrap_outputs(infer_outputs(op, avals, params, inputs), out_cls)
+    outs = wrap_outputs(infer_outputs(op, _avals(inputs), params, inputs), out_cls)
     results = outs if isinstance(outs, tuple) else (outs,)
     for r in results:
         r._var = _engine.new_variable()

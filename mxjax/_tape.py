@@ -29,6 +29,7 @@ import numpy as onp
 from . import _compile_cache
 from .base import MXNetError
 from ._ndarray import NDArray, op_error, wrap_outputs
+from .graph import bulk as _bulk
 from .graph.lazy import Lazy
 
 _sequence = itertools.count()
@@ -432,7 +433,7 @@ def materialize(nodes: Sequence[Node]) -> None:
 # ----------------------------------------------------------------------------- fused backward
 
 _STRUCTURES: dict = {}
-_SIGHTED: dict = {}  # structures of regions of imperative ops run once (see _Plan.fuse_now)
+_SIGHTINGS = _bulk.Sightings()  # regions of imperative ops run one by one (see _Plan.fuse_now)
 _structure_ids = itertools.count()
 
 
@@ -630,15 +631,16 @@ class _Plan:
     def fuse_now(self) -> bool:
         """Whether to run this sealed region as one program: its program is compiled already, or a
         node is more than an imperative op (a hybridized block: running it alone would compile its
-        own VJP), or the structure was seen before.  The first sighting of a region of imperative
-        ops runs them one by one instead, with the programs every structure shares (note it then:
-        :meth:`sighted`), so code whose graph changes at every step compiles nothing new."""
+        own VJP), or the structure was seen often enough (bulk execution's rule, ``Sightings``).
+        Before that a region of imperative ops runs them one by one, with the programs every
+        structure shares (noted then: :meth:`sighted`), so code whose graph changes at every step
+        compiles nothing new."""
         if not all(node.repeat for node in self.nodes):
             return True
-        return self.key in _SIGHTED or self.key in _FUSED_CACHE
+        return self.key in _FUSED_CACHE or _SIGHTINGS.ready(self.key)
 
     def sighted(self) -> None:
-        bounded(_SIGHTED)[self.key] = True
+        _SIGHTINGS.note(self.key)
 
     def program(self) -> Callable:
         """The jitted :meth:`core`, cached by the region's structure."""

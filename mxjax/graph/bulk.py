@@ -38,7 +38,7 @@ from .. import _compile_cache, _config
 from ..base import MXNetError, MXNetValueError
 from .lazy import Lazy
 
-__all__ = ["Pending", "Segment", "current", "flush_all", "record", "settings", "configure"]
+__all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "settings", "configure"]
 
 _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
@@ -80,14 +80,11 @@ def configure(array_type: type, op_error: Callable[..., Exception], infer: Calla
 
 
 class Pending(Lazy):
-    """One output of a recorded op: ``value`` once its segment ran (``error`` if it failed)."""
+    """One output of a recorded op (made by :func:`record`): output ``index`` of ``segment``, of
+    abstract value ``aval``; ``value`` once the segment ran (``error`` if it failed).  ``owner``
+    (and ``sharers``, views made since) are weak references to the arrays holding it."""
 
     __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers")
-
-    def __init__(self, segment: "Segment", index: int, aval: Any, owner: Any) -> None:
-        self.segment, self.index, self.aval = segment, index, aval
-        self.value = self.error = self.sharers = None
-        self.owner = weakref.ref(owner)
 
     def compute(self, array: Any) -> Any:
         if self.value is None and self.error is None:
@@ -99,12 +96,6 @@ class Pending(Lazy):
     def share(self, array: Any) -> None:
         if self.value is None:
             self.sharers = (self.sharers or ()) + (weakref.ref(array),)
-
-    def wanted(self) -> bool:
-        """Whether an array still holds this value (else it need not be computed)."""
-        if self.owner() is not None:
-            return True
-        return self.sharers is not None and any(ref() is not None for ref in self.sharers)
 
 
 class Segment:
@@ -119,7 +110,7 @@ class Segment:
         self._reset()
 
     def _reset(self) -> None:
-        self.nodes: list = []      # (op, fn, params, args, n_outputs, multi)
+        self.nodes: list = []      # (op, fn, params, args, multi)
         self.parts: list = []      # (fn, args): the structure key, one part per node
         self.leaves: list = []     # concrete input arrays, in order of first use
         self.leaf_refs: dict = {}  # id(leaf) -> its ref (-1 - position)
@@ -133,13 +124,45 @@ class Segment:
                 return
             parts, leaves, handles = self.parts, self.leaves, self.handles
             self._reset()
-            wanted = tuple(i for i, h in enumerate(handles) if h.owner() is not None or h.sharers and h.wanted())
+            wanted = tuple(i for i, h in enumerate(handles) if _held(h))
             if not wanted:
                 return
             if len(nodes) == 1:  # one op: its own compiled function is that program already
                 _replay(nodes, leaves, handles)
             else:
                 _execute(nodes, parts, leaves, handles, wanted)
+
+
+def _held(handle: Pending) -> bool:
+    """Whether an array still holds this value (else it need not be computed)."""
+    if handle.owner() is not None:
+        return True
+    return handle.sharers is not None and any(ref() is not None for ref in handle.sharers)
+
+
+class Sightings:
+    """How often each structure has run op by op: it compiles into one program once it is seen the
+    ``compile_after``-th time (``MXNET_EXEC_BULK_EXEC_COMPILE_AFTER``).  Used by bulk segments and
+    by autograd's regions of imperative ops."""
+
+    __slots__ = ("counts",)
+
+    def __init__(self) -> None:
+        self.counts: dict = {}
+
+    def ready(self, key: Any) -> bool:
+        """Whether this sighting of ``key`` should compile (it is not counted: see :meth:`note`)."""
+        return self.counts.get(key, 0) + 1 >= _settings["compile_after"]
+
+    def note(self, key: Any) -> None:
+        """``key`` ran op by op once more."""
+        counts = self.counts
+        if len(counts) > 4096:
+            counts.clear()
+        counts[key] = counts.get(key, 0) + 1
+
+    def clear(self) -> None:
+        self.counts.clear()
 
 
 _local = threading.local()
@@ -269,7 +292,7 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
             handles.append(handle)
             outs.append(array)
         args = tuple(args)
-        segment.nodes.append((op, fn, params, args, len(structs), multi))
+        segment.nodes.append((op, fn, params, args, multi))
         segment.parts.append((fn, args))
         full = len(segment.nodes) >= segment.cap
     if full:
@@ -295,21 +318,17 @@ def _inferred(op: Any, inputs: Sequence[Any], params: dict | None) -> tuple:
 # ----------------------------------------------------------------------------- running
 
 _PROGRAMS = _compile_cache.Programs("bulk")
-_SEEN: dict = {}  # structure key -> sightings, until it compiles
+_SEEN = Sightings()
 
 
 def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tuple) -> None:
     key = (tuple(parts), wanted)
     found = _compile_cache.lookup(_PROGRAMS, key)
     if found is None:
-        seen = _SEEN.get(key, 0) + 1
-        if seen < _settings["compile_after"]:
-            if len(_SEEN) > 4096:
-                _SEEN.clear()
-            _SEEN[key] = seen
+        if not _SEEN.ready(key):
+            _SEEN.note(key)
             _replay(nodes, leaves, handles)
             return
-        _SEEN.pop(key, None)
         found = (jax.jit(_program(nodes, wanted)), [0])
     program, known = found
     previous = _swap_x64(True)
@@ -334,12 +353,12 @@ def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tupl
 
 def _program(nodes: list, wanted: tuple) -> Callable[..., list]:
     """The segment as one function of its leaves, returning the wanted outputs."""
-    steps = [(fn.pure, args, multi) for _, fn, _, args, _, multi in nodes]
+    steps = [(fn.pure, args, multi) for _, fn, _, args, multi in nodes]
 
     def run(*leaves: Any) -> list:
         values: list = []
         for pure, args, multi in steps:
-            out = pure(*[(values[a] if a >= 0 else leaves[-1 - a]) if type(a) is int else a[1] for a in args])
+            out = pure(*_inputs(args, values, leaves))
             if multi:
                 values.extend(out)
             else:
@@ -353,8 +372,8 @@ def _replay(nodes: list, leaves: list, handles: list) -> None:
     values: list = []
     previous = _swap_x64(True)
     try:
-        for op, fn, params, args, n, multi in nodes:
-            ins = [(values[a] if a >= 0 else leaves[-1 - a]) if type(a) is int else a[1] for a in args]
+        for op, fn, params, args, multi in nodes:
+            ins = _inputs(args, values, leaves)
             try:
                 out = fn(*ins)
             except Exception as err:
@@ -370,6 +389,11 @@ def _replay(nodes: list, leaves: list, handles: list) -> None:
     finally:
         _restore_x64(previous)
     _settle(handles, values)
+
+
+def _inputs(args: tuple, values: list, leaves: list) -> list:
+    """A node's inputs: ``args`` are refs to earlier outputs (>= 0), to leaves (< 0), or constants."""
+    return [(values[a] if a >= 0 else leaves[-1 - a]) if type(a) is int else a[1] for a in args]
 
 
 def _settle(handles: list, values: list) -> None:
