@@ -19,7 +19,8 @@ import jax.numpy as jnp
 
 from . import _config, autograd
 from . import _deferred_compute as dc
-from ._ndarray import NDArray, invoke, np_class
+from ._ndarray import NDArray
+from ._invoke import invoke, np_class
 from ._tape import differentiable
 from .base import MXNetTypeError
 from .operator.custom import CUSTOM, HOST, CustomOp, Signature, infer_signature, user_error

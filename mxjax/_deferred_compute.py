@@ -19,11 +19,13 @@ from typing import Any, Iterator, Sequence
 
 import jax
 
-from . import _config, _ir
-from ._ir import Node, topo_order
+from . import _config
+from .graph import ir
+from .graph.ir import Node, topo_order
 from .base import MXNetError
-from ._ndarray import (LAZY, NDArray, _default_class, infer_outputs, reset_handler, set_graph_probe, set_handler,
-                       wrap_outputs)
+from ._ndarray import NDArray
+from ._invoke import (LAZY, default_class as _default_class, infer_outputs, invoke_eager, reset_handler,
+                      set_graph_probe, set_handler, wrap_outputs)
 from .operator import OpDef
 from .operator.naming import json_name, op_for_json_name, scalar_twin
 
@@ -55,56 +57,36 @@ _results: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
 def _evaluate(target: Node) -> tuple:
     """Compute ``target``'s outputs (and whatever it needs that is not computed yet).
 
-    Only a dynamic-shape op needs values while recording, and the ops before it were
-    recorded lazily: those still pending run together as one compiled program (one
-    compilation, not one per op), then the target runs on their values.
+    The pending nodes are replayed as imperative ops: they go into this thread's bulk segment,
+    which runs them as one program from the compile cache (``graph.bulk``), as it runs any
+    imperative code -- a graph read here compiles once per structure, not once per read.
     """
+    values: dict = {}  # (id(node), output) -> its value: an array, lazy until the segment runs
     pending = []
     for node in topo_order([(target, 0)]):
-        if node in _results:
-            continue
-        if node.is_variable:
+        done = _results.get(node)
+        if done is None and node.is_variable:
             source = _sources.get(node)
             if source is None:
                 raise MXNetError(f"deferred compute: variable {node.name!r} has no array to compute from")
-            _results[node] = (source.to_jax(),)
-        elif node is not target:
-            pending.append(node)
-    if len(pending) > 1:
-        _evaluate_together(pending)
-    elif pending:
-        _results[pending[0]] = _run_node(pending[0], [_results[n][i] for n, i in pending[0].inputs], bound=True)
-    _results[target] = _run_node(target, [_results[n][i] for n, i in target.inputs], bound=True)
+            done = _results[node] = (source.to_jax(),)
+        if done is not None:
+            values.update(((id(node), i), v) for i, v in enumerate(done))
+            continue
+        op = op_for_json_name(node.op)
+        params = dict(node.params)
+        inputs = [values[(id(n), i)] for n, i in node.inputs]
+        for slot, value in params.pop(CONSTANTS, ()):
+            inputs.insert(slot, value)
+        if op.needs_key:
+            inputs.insert(0, _keys[node])
+        out = invoke_eager(op, inputs, params, NDArray)
+        outs = out if isinstance(out, tuple) else (out,)
+        values.update(((id(node), i), v) for i, v in enumerate(outs))
+        pending.append((node, outs))
+    for node, outs in pending:
+        _results[node] = tuple(o.to_jax() for o in outs)
     return _results[target]
-
-
-def _run_node(node: Node, inputs: list, bound: bool) -> tuple:
-    """One node on its input values: the op's own jitted call (``bound``) or its plain compute (in a trace)."""
-    op = op_for_json_name(node.op)
-    params = dict(node.params)
-    constants = params.pop(CONSTANTS, ())
-    for slot, value in constants:
-        inputs.insert(slot, value)
-    if op.needs_key:
-        inputs.insert(0, _keys[node])
-    out = op.bind(params)(*inputs) if bound else op.compute(*inputs, **params)
-    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-
-
-def _evaluate_together(nodes: list[Node]) -> None:
-    """Static ``nodes`` (in topological order) as one jitted program over the values they read."""
-    inside = {id(n) for n in nodes}
-    outside = list({(id(n), i): (n, i) for node in nodes for n, i in node.inputs if id(n) not in inside}.values())
-
-    def program(values: list) -> list:
-        env = {(id(n), i): v for (n, i), v in zip(outside, values)}
-        for node in nodes:
-            outs = _run_node(node, [env[(id(n), i)] for n, i in node.inputs], bound=False)
-            env.update({(id(node), k): v for k, v in enumerate(outs)})
-        return [[env[(id(node), k)] for k in range(node.num_outputs)] for node in nodes]
-
-    for node, outs in zip(nodes, jax.jit(program)([_results[n][i] for n, i in outside])):
-        _results[node] = tuple(outs)
 
 
 class _Recorder:
@@ -243,7 +225,7 @@ def get_symbol(outputs: Any, sym_cls: type | None = None, check_inputs: bool = T
         unused = [n.name for n in recorder.variables if id(n) not in used]
         if unused:
             raise MXNetError(f"get_symbol: inputs {unused} are not connected to any output")
-    cls = sym_cls or _ir.symbol_class()
+    cls = sym_cls or ir.symbol_class()
     return cls(entries).__deepcopy__({})
 
 

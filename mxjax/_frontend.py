@@ -15,7 +15,8 @@ from .base import MXNetTypeError, normalize_dtype
 from .device import Device
 from ._config import default_float_dtype
 from ._rng import next_key
-from ._ndarray import NDArray, invoke
+from ._ndarray import NDArray
+from ._invoke import invoke
 from .operator import OpDef, get_op
 
 __all__ = ["make_function", "store_out", "place"]

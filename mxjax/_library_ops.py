@@ -23,7 +23,8 @@ from . import _config, autograd
 from . import _deferred_compute as dc
 from ._custom_host import _ImperativeCall
 from ._library_abi import Extension, OpEntry, code_dtype, dtype_code
-from ._ndarray import NDArray, invoke
+from ._ndarray import NDArray
+from ._invoke import invoke
 from ._tape import differentiable
 from .base import MXNetError, MXNetTypeError
 from .operator.custom import CustomOp, CustomOpDef, CustomOpProp, Signature, _graph_call

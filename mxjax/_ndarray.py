@@ -1,15 +1,11 @@
-"""The NDArray core: a ``jax.Array`` plus an engine variable, and the one invoke path.
+"""The NDArray core: a ``jax.Array`` plus an engine variable (or a lazy value), its reads,
+writes, views and operators.
 
-Every front-end (``mx.np``, ``mx.npx``, ``mx.nd``, NDArray's operators) ends in
-:func:`invoke`.  With no mode active the op is recorded into this thread's bulk segment
-(``graph.bulk``), which runs as one program when a value is read; with bulk execution
-off, or for an op that cannot be recorded, it is a cached ``jax.jit`` call and JAX's
-asynchronous dispatch carries the work.  Higher layers (autograd, deferred compute)
-install a handler in ``_handler``; this module never imports them.
+Every op an array runs goes through :func:`mxjax._invoke.invoke`; this module registers
+the class there.  Autograd's methods are filled in by the autograd layer (``_autograd_link``).
 """
 from __future__ import annotations
 
-import contextvars
 import functools
 import threading
 from typing import Any, Sequence
@@ -18,9 +14,11 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import _config, _indexing
+from . import _config, _indexing, _invoke
 from . import engine as _engine
-from .base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
+from ._array_operators import Operators
+from ._invoke import current_handler, default_class, invoke, np_class, settled
+from .base import MXNetError, MXNetTypeError, MXNetValueError, normalize_dtype
 from ._value_reads import check_read
 from .device import Device, current_device
 from .graph import bulk as _bulk
@@ -28,270 +26,7 @@ from .graph.lazy import Lazy
 from .operator import OpDef, get_op
 from .operator import _checked
 
-_swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
-_Tracer = jax.core.Tracer
-
-__all__ = ["NDArray", "invoke", "invoke_eager", "array", "waitall", "from_jax"]
-
-# A handler object with ``invoke(op, inputs, params, out_cls)``: set by autograd /
-# deferred compute while they are active, ``None`` for plain imperative execution.
-_handler: contextvars.ContextVar = contextvars.ContextVar("mxjax_invoke_handler", default=None)
-
-
-def set_handler(handler: Any) -> contextvars.Token:
-    """Install a dispatch handler (used by autograd and deferred compute); returns a reset token."""
-    return _handler.set(handler)
-
-
-def reset_handler(token: contextvars.Token) -> None:
-    _handler.reset(token)
-
-
-def current_handler() -> Any:
-    return _handler.get()
-
-
-_tracing_graph: Any = lambda: False  # noqa: E731  (deferred compute installs its probe: set_graph_probe)
-
-
-def set_graph_probe(probe: Any) -> None:
-    """Installed by ``_deferred_compute``: ``probe()`` tells whether ops are being traced into a graph."""
-    global _tracing_graph
-    _tracing_graph = probe
-
-
-# Set by ``mxjax.profiler`` while it records operators: ``hook(_dispatch, op, inputs, params, out_cls)``
-# times ``_dispatch(op, inputs, params, out_cls)``.  ``None`` (one global test per op) when off.
-_profile_hook: Any = None
-
-
-def invoke(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls: type | None = None) -> Any:
-    """Run ``op`` on NDArrays/scalars; returns NDArray(s) of ``out_cls`` (default: the first input's class).
-
-    The op runs with JAX's 64-bit types on for this thread (MXNet's int64/float64 arrays),
-    restored after, so the user's own JAX code keeps JAX's defaults.  Under the user's own
-    ``jax.jit``/``grad``/``vmap`` (traced inputs) the op follows that trace's 64-bit mode instead:
-    one program cannot mix both.
-    """
-    if _profile_hook is not None:
-        return _profile_hook(_dispatch, op, inputs, params, out_cls)
-    handler = _handler.get()
-    if handler is not None:
-        return _invoke_handled(handler, op, inputs, params, out_cls)
-    return invoke_eager(op, inputs, params, out_cls)
-
-
-def _dispatch(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
-    """:func:`invoke` without the profiler test (what the profiler's hook times: the op runs now,
-    not held back for bulk execution)."""
-    handler = _handler.get()
-    if handler is not None:
-        return _invoke_handled(handler, op, inputs, params, out_cls)
-    return run_now(op, inputs, params, out_cls)
-
-
-def _invoke_handled(handler: Any, op: OpDef, inputs: Sequence[Any], params: dict | None,
-                    out_cls: type | None) -> Any:
-    """``handler.invoke`` (autograd, deferred compute) with 64-bit types on: it infers shapes or records."""
-    previous = _swap_x64(True)
-    try:
-        return handler.invoke(op, inputs, params, out_cls)
-    finally:
-        _restore_x64(previous)
-
-
-def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
-                 out_cls: type | None = None) -> Any:
-    """The imperative op: recorded into this thread's bulk segment (``graph.bulk``), which runs
-    as one program when a value is read; or, where it cannot be recorded, run now."""
-    segment = _bulk.current()
-    if segment is not None:
-        fn = op.bind(params)
-        if getattr(fn, "pure", None) is not None:
-            out = _bulk.record(segment, op, fn, inputs, params, out_cls or _class_of(inputs))
-            if out is not None:
-                return out
-    return run_now(op, inputs, params, out_cls)
-
-
-def _class_of(inputs: Sequence[Any]) -> type:
-    for x in inputs:
-        if isinstance(x, NDArray):
-            return type(x)
-    return _default_class()
-
-
-def _avals(inputs: Sequence[Any]) -> list:
-    return [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype, weak_type=getattr(x._data, "weak_type", False))
-            if isinstance(x, NDArray) else x for x in inputs]
-
-
-def run_now(op: OpDef, inputs: Sequence[Any], params: dict | None = None, out_cls: type | None = None) -> Any:
-    """Compute now (JAX dispatch is asynchronous) and wrap the outputs.
-
-    If an input still has engine work pending (a host write, a failure), the op
-    goes onto the engine instead, ordered after that work: see :func:`_invoke_on_engine`.
-    """
-    datas = []
-    traced = False  # an input of the user's own jax transformation: keep its 64-bit mode
-    for x in inputs:
-        if isinstance(x, NDArray):
-            var = x._var
-            if var is not None:
-                if type(var) is _bulk.Pending:
-                    x.to_jax()
-                elif var.pending or var.exception is not None:
-                    return _invoke_on_engine(op, inputs, params, out_cls)
-            data = x._data
-            if isinstance(data, _Tracer):
-                traced = True
-            datas.append(data)
-            if out_cls is None:
-                out_cls = type(x)
-        else:
-            if isinstance(x, _Tracer):
-                traced = True
-            datas.append(x)
-    previous = _swap_x64(True) if not traced else None
-    try:
-        out = op.bind(params)(*datas)
-    except MXNetError:
-        raise
-    except Exception as err:  # JAX/XLA errors become MXNetError naming the op and inputs
-        raise op_error(op, inputs, params, err) from None
-    finally:
-        if not traced:
-            _restore_x64(previous)
-    return wrap_outputs(out, out_cls or _default_class())
-
-
-@_config.with_x64  # infers the outputs now; ``run`` sets the scope again where the engine runs it
-def _invoke_on_engine(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None) -> Any:
-    """Push ``op`` onto the engine, reading its inputs' vars and writing fresh output vars.
-
-    The outputs exist at once with their inferred shape and dtype (a
-    ``ShapeDtypeStruct`` stands in for the buffer); their values arrive when the
-    engine runs the op.  An input var holding a failure makes the op inherit it:
-    the error is re-raised by the next wait on an output, as in MXNet.
-    """
-    arrays = [x for x in inputs if isinstance(x, NDArray)]
-    out_cls = out_cls or type(arrays[0])
-    if any(isinstance(x._var, Lazy) for x in arrays):  # lazy arrays used eagerly: compute them first
-        for x in arrays:
-            x.to_jax()
-        return run_now(op, inputs, params, out_cls)
-    if op.dynamic_shape:  # the output shape needs the values: wait for them
-        for x in arrays:
-            x.to_jax()
-        return run_now(op, [x.detach() if isinstance(x, NDArray) else x for x in inputs], params, out_cls)
-    outs = wrap_outputs(infer_outputs(op, _avals(inputs), params, inputs), out_cls)
-    results = outs if isinstance(outs, tuple) else (outs,)
-    for r in results:
-        r._var = _engine.new_variable()
-    compiled = op.bind(params)
-
-    def run() -> None:  # on an engine thread, or later at a bulk flush: set the 64-bit scope again
-        datas = [_settled(x._data) if isinstance(x, NDArray) else x for x in inputs]
-        previous = _swap_x64(True)
-        try:
-            out = compiled(*datas)
-        except MXNetError:
-            raise
-        except Exception as err:
-            raise op_error(op, inputs, params, err) from None
-        finally:
-            _restore_x64(previous)
-        for r, data in zip(results, out if isinstance(out, (tuple, list)) else (out,)):
-            r._set_data(data)
-
-    read_vars = list({id(x.engine_var): x.engine_var for x in arrays}.values())
-    _engine.push_sync(run, const_vars=read_vars, mutate_vars=[r._var for r in results], name=op.name)
-    return outs
-
-
-def _settled(data: Any) -> Any:
-    """``data``, or zeros in its place when the op that should have written it never ran (it
-    inherited a failure that has since been reported and cleared: MXNet leaves such memory
-    uninitialised; mxjax gives zeros rather than a placeholder no op can read)."""
-    if isinstance(data, jax.ShapeDtypeStruct):
-        with _config.x64():
-            return jnp.zeros(data.shape, data.dtype)
-    return data
-
-
-def infer_outputs(op: OpDef, avals: Sequence[Any], params: dict | None, inputs: Sequence[Any]) -> Any:
-    """The op's output ShapeDtypeStructs, with errors named after the op and its inputs."""
-    try:
-        return op.eval_shape(*avals, **(params or {}))
-    except MXNetError:
-        raise
-    except Exception as err:
-        raise op_error(op, inputs, params, err) from None
-
-
-def wrap_outputs(out: Any, cls: type) -> Any:
-    if isinstance(out, (tuple, list)):
-        return tuple(cls._wrap(o) for o in out)
-    return cls._wrap(out)
-
-
-def op_error(op: OpDef, inputs: Sequence[Any], params: dict | None, err: Exception) -> MXNetError:
-    """An ``MXNetError`` (of the builtin kind matching ``err``) naming the op, input shapes and the cause."""
-    described = ", ".join(_describe(x) for x in inputs)
-    message = str(err).split("\n--------------------")[0].strip()
-    text = f"{op.name}: {message} (inputs: {described}"
-    text += f"; params: {params})" if params else ")"
-    if isinstance(err, IndexError):
-        return MXNetIndexError(text)
-    if "ncompatible shapes for broadcasting" in message:  # say it as NumPy does, whatever JAX's path
-        shapes = " ".join(str(tuple(getattr(getattr(x, "_data", x), "shape", ()))) for x in inputs)
-        return MXNetValueError(f"{op.name}: operands could not be broadcast together with shapes {shapes} "
-                               f"(inputs: {described})")
-    if isinstance(err, TypeError):
-        # JAX reports shape mismatches as TypeError; NumPy calls them ValueError
-        if "shape" in message:
-            return MXNetValueError(text)
-        return MXNetTypeError(text)
-    if isinstance(err, ValueError):
-        return MXNetValueError(text)
-    return MXNetError(text)
-
-
-def _describe(x: Any) -> str:
-    data = getattr(x, "_data", x)
-    shape, dtype = getattr(data, "shape", None), getattr(data, "dtype", None)
-    if shape is None:
-        return type(x).__name__ if x is not None else "None"
-    return f"{tuple(shape)} {onp.dtype(dtype).name}"
-
-
-class _DeferredComputeLazy(Lazy):
-    """Deferred compute's marker: the array's graph entry (``_dc``) computes it."""
-
-    def compute(self, array: "NDArray") -> Any:
-        return array._dc.compute()
-
-
-LAZY = _DeferredComputeLazy()
-_default_class_box: list = []
-
-
-def _default_class() -> type:
-    """``mx.np.ndarray`` when NumPy array semantics are on, else the legacy ``NDArray``."""
-    if _config.is_np_array() and _default_class_box:
-        return _default_class_box[0]
-    return NDArray
-
-
-def np_class() -> type:
-    """``mx.np.ndarray`` (registered by ``mxjax.numpy``)."""
-    return _default_class_box[0]
-
-
-def set_np_class(cls: type) -> None:
-    """Called once by ``mxjax.numpy`` to register ``mx.np.ndarray`` for NumPy mode."""
-    _default_class_box[:] = [cls]
-
+__all__ = ["NDArray", "array", "waitall", "from_jax"]
 
 _FLUENT_METHODS: dict[str, Any] = {}
 
@@ -327,88 +62,7 @@ def _op(name: str) -> OpDef:
     return get_op(name)
 
 
-def _binary(name: str, reflected: bool = False) -> Any:
-    op = get_op(name)
-    arith = name in _ARITH_OPS
-
-    if reflected:
-        def method(self: "NDArray", other: Any) -> Any:
-            if isinstance(other, _NON_WEAK):
-                other = _python_scalar(other, type(self)._fluent, arith)
-            elif not isinstance(other, _OPERANDS):
-                other = _as_operand(other)
-                if other is NotImplemented:
-                    return other
-            return invoke(op, (other, self), None, type(self))
-    else:
-        def method(self: "NDArray", other: Any) -> Any:
-            if isinstance(other, _NON_WEAK):
-                other = _python_scalar(other, type(self)._fluent, arith)
-            elif not isinstance(other, _OPERANDS):
-                other = _as_operand(other)
-                if other is NotImplemented:
-                    return other
-            return invoke(op, (self, other), None, type(self))
-    method.__name__ = name
-    return method
-
-
-def _inplace(name: str) -> Any:
-    op = get_op(name)
-    arith = name in _ARITH_OPS
-
-    def method(self: "NDArray", other: Any) -> "NDArray":
-        if isinstance(other, _NON_WEAK):
-            other = _python_scalar(other, type(self)._fluent, arith)
-        elif not isinstance(other, _OPERANDS):
-            other = _as_operand(other)
-            if other is NotImplemented:
-                return other
-
-        def compute(current: "NDArray") -> "NDArray":
-            out = invoke(op, (current, other), None, type(self))
-            if out._data.dtype != current._data.dtype:  # MXNet: the result must fit the array's dtype
-                raise MXNetTypeError(
-                    f"{op.name} (in place): the result dtype {out._data.dtype} cannot be stored in the "
-                    f"array of dtype {current._data.dtype} and shape {current.shape}")
-            return out
-        self._update(compute, op.name)
-        return self
-    method.__name__ = f"i{name}"
-    return method
-
-
-def _unary(name: str) -> Any:
-    op = get_op(name)
-
-    def method(self: "NDArray") -> Any:
-        return invoke(op, (self,), None, type(self))
-    method.__name__ = name
-    return method
-
-
-_SCALARS = (int, float, bool, complex, onp.generic)
-_NON_WEAK = (bool, onp.generic)  # scalars JAX would not treat as weakly typed
-
-
-_ARITH_OPS = frozenset({"add", "subtract", "multiply", "true_divide", "floor_divide", "mod", "power"})
-
-
-def _python_scalar(value: Any, legacy: bool, arith: bool) -> Any:
-    """For arithmetic, a Python bool as the int MXNet's scalar ops see (``bool_array + True`` is
-    int64); for the legacy class, any bool or NumPy scalar as a Python number (its scalar op)."""
-    if legacy and isinstance(value, onp.generic):
-        value = value.item()
-    return int(value) if isinstance(value, bool) and (arith or legacy) else value
-
-
-def _as_operand(other: Any) -> Any:
-    if isinstance(other, (onp.ndarray, jax.Array, list, tuple)):
-        return other
-    return NotImplemented
-
-
-class NDArray:
+class NDArray(Operators):
     """An n-dimensional array on a device: MXNet's ``mx.nd.NDArray`` (``mx.np.ndarray`` subclasses it).
 
     Holds a ``jax.Array`` (``to_jax()``) and, once host work touches it, an engine
@@ -519,7 +173,7 @@ class NDArray:
             else:
                 if var.pending or var.exception is not None:
                     _engine.wait_for_variable(var)
-                self._data = _settled(self._data)
+                self._data = settled(self._data)
         return self._data
 
     def asnumpy(self) -> onp.ndarray:
@@ -628,7 +282,7 @@ class NDArray:
 
     def as_np_ndarray(self) -> "NDArray":
         """The same array as ``mx.np.ndarray`` (no copy; same autograd and deferred-compute entries)."""
-        return self._view_as(_default_class_box[0])
+        return self._view_as(np_class())
 
     def as_nd_ndarray(self) -> "NDArray":
         """The same array as the legacy ``mx.nd.NDArray`` (no copy; same graph entries)."""
@@ -691,7 +345,7 @@ class NDArray:
 
     def _check_writable(self) -> None:
         """An active mode (autograd recording, deferred compute) may forbid writing this array."""
-        handler = _handler.get()
+        handler = current_handler()
         if handler is not None and (self._ag is not None or self._dc is not None):
             handler.on_write(self)
 
@@ -763,7 +417,7 @@ class NDArray:
     def _eager_window(self, static: tuple) -> tuple | None:
         """Basic indexing run eagerly goes through a window with run-time offsets (one compile per
         window size, not per index); under deferred compute the key stays static in the graph."""
-        if _tracing_graph():
+        if _invoke.tracing_graph():
             return None
         window = _indexing.window(static, self.shape)
         return None if window is None else (window[0], onp.asarray(window[1], dtype=onp.int64))
@@ -812,59 +466,6 @@ class NDArray:
 
     def __str__(self) -> str:
         return repr(self)
-
-    # -- operators (one registered op each) -------------------------------------------
-    # the legacy class's arithmetic: MXNet 1.x's broadcast_* ops (one dtype for both arrays, kept
-    # by the result); mx.np.ndarray rebinds these to the NumPy ops; ``//`` is NumPy's in both
-    __add__ = _binary("_legacy_broadcast_add")
-    __radd__ = _binary("_legacy_broadcast_add", reflected=True)
-    __sub__ = _binary("_legacy_broadcast_sub")
-    __rsub__ = _binary("_legacy_broadcast_sub", reflected=True)
-    __mul__ = _binary("_legacy_broadcast_mul")
-    __rmul__ = _binary("_legacy_broadcast_mul", reflected=True)
-    __truediv__ = _binary("_legacy_broadcast_div")
-    __rtruediv__ = _binary("_legacy_broadcast_div", reflected=True)
-    __floordiv__ = _binary("floor_divide")
-    __rfloordiv__ = _binary("floor_divide", reflected=True)
-    __mod__ = _binary("_legacy_broadcast_mod")
-    __rmod__ = _binary("_legacy_broadcast_mod", reflected=True)
-    __pow__ = _binary("_legacy_broadcast_power")
-    __rpow__ = _binary("_legacy_broadcast_power", reflected=True)
-    __matmul__ = _binary("matmul")
-    __rmatmul__ = _binary("matmul", reflected=True)
-    __and__ = _binary("bitwise_and")
-    __rand__ = _binary("bitwise_and", reflected=True)
-    __or__ = _binary("bitwise_or")
-    __ror__ = _binary("bitwise_or", reflected=True)
-    __xor__ = _binary("bitwise_xor")
-    __rxor__ = _binary("bitwise_xor", reflected=True)
-    __lshift__ = _binary("left_shift")
-    __rlshift__ = _binary("left_shift", reflected=True)
-    __rshift__ = _binary("right_shift")
-    __rrshift__ = _binary("right_shift", reflected=True)
-    # MXNet 1.x comparisons give 0/1 in the operands' dtype (mx.np.ndarray gives bool)
-    __eq__ = _binary("broadcast_equal")  # type: ignore[assignment]
-    __ne__ = _binary("broadcast_not_equal")  # type: ignore[assignment]
-    __lt__ = _binary("broadcast_lesser")
-    __le__ = _binary("broadcast_lesser_equal")
-    __gt__ = _binary("broadcast_greater")
-    __ge__ = _binary("broadcast_greater_equal")
-    __iadd__ = _inplace("_legacy_broadcast_add")
-    __isub__ = _inplace("_legacy_broadcast_sub")
-    __imul__ = _inplace("_legacy_broadcast_mul")
-    __itruediv__ = _inplace("_legacy_broadcast_div")
-    __ifloordiv__ = _inplace("floor_divide")
-    __imod__ = _inplace("_legacy_broadcast_mod")
-    __ipow__ = _inplace("_legacy_broadcast_power")
-    __iand__ = _inplace("bitwise_and")
-    __ior__ = _inplace("bitwise_or")
-    __ixor__ = _inplace("bitwise_xor")
-    __ilshift__ = _inplace("left_shift")
-    __irshift__ = _inplace("right_shift")
-    __neg__ = _unary("negative")
-    __pos__ = _unary("positive")
-    __abs__ = _unary("absolute")
-    __invert__ = _unary("invert")
 
     # -- a few methods both array classes share --------------------------------------------
     def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
@@ -923,7 +524,7 @@ def _data_of(x: Any) -> Any:
 
 def from_jax(data: jax.Array, cls: type | None = None) -> NDArray:
     """Wrap a ``jax.Array`` without copying."""
-    return (cls or _default_class())._wrap(data)
+    return (cls or default_class())._wrap(data)
 
 
 @_config.with_x64
@@ -934,7 +535,7 @@ def array(source: Any, dtype: Any = None, ctx: Device | None = None, cls: type |
     Python lists and scalars get the default float dtype (float32) as in MXNet, even integers;
     NumPy, JAX and NDArray sources keep their dtype unless ``dtype`` is given.
     """
-    cls = cls or _default_class()
+    cls = cls or default_class()
     device = device or ctx
     dtype = normalize_dtype(dtype)
     if isinstance(source, NDArray):
@@ -969,8 +570,7 @@ _DEFAULT_DEVICE = Device("cpu", 0)
 _SWAP_LOCK = threading.Lock()  # guards buffer swaps of in-place writes (held for an assignment only)
 
 
-_OPERANDS = _SCALARS + (NDArray,)  # what binary methods take as the other operand
-_bulk.configure(NDArray, op_error, lambda op, inputs, params: infer_outputs(op, _avals(inputs), params, inputs))
+_invoke.configure(NDArray)
 
 
 def waitall() -> None:

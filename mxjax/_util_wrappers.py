@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as onp
 
 from . import _config
-from . import _ndarray
+from . import _invoke, _ndarray
 from .base import numeric_types
 
 __all__ = ["np_ufunc_legal_option", "wrap_np_unary_func", "wrap_np_binary_func",
@@ -152,7 +152,7 @@ def _to_host(obj: Any) -> tuple[Any, Any]:
 
 def _to_device(obj: Any, device: Any) -> Any:
     if isinstance(obj, onp.ndarray):
-        return _ndarray.array(obj, dtype=obj.dtype, device=device, cls=_ndarray.np_class())
+        return _ndarray.array(obj, dtype=obj.dtype, device=device, cls=_invoke.np_class())
     if isinstance(obj, (list, tuple)):
         return type(obj)(_to_device(v, device) for v in obj)
     if isinstance(obj, dict):

@@ -21,19 +21,21 @@ from typing import Any, Callable, Sequence
 import jax
 import jax.numpy as jnp
 
-from . import _config, _ir, _tape
+from . import _config, _tape
+from .graph import ir
 from ._tape import Leaf as _Leaf, Node as _Node, differentiable as _differentiable
 from .base import MXNetError
 from .base import MXCallbackList, c_array, c_array_buf, c_handle_array, check_call, string_types  # noqa: F401
 from ._config import is_np_array  # noqa: F401  (mx.base names MXNet's autograd carries)
 from .graph import bulk as _bulk
-from ._ndarray import NDArray, _autograd_link, current_handler, invoke_eager, reset_handler, set_handler
+from ._ndarray import NDArray, _autograd_link
+from ._invoke import current_handler, invoke_eager, reset_handler, set_handler
 from .operator import OpDef
 from .operator.naming import json_name
 
 __all__ = [
     "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
-    "set_training", "mark_variables", "backward", "grad", "Function", "get_symbol",
+    "set_training", "mark_variables", "backward", "grad", "Function", "get_symbol", "pending_backward",
 ]
 
 _recording = contextvars.ContextVar("mxjax_autograd_recording", default=False)
@@ -373,6 +375,20 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False, tra
         leaf.fresh = True
 
 
+def pending_backward(grads: Sequence[NDArray]) -> "tuple[Any, list[int]] | None":
+    """The step boundary between ``backward`` and an optimizer update (an mxjax extension).
+
+    When these gradient buffers are all lazy results of one backward pass that has not run yet,
+    returns ``(backward, positions)``: ``backward.run(update=(key, fn, positions, weights, states,
+    extra))`` runs it and ``fn(weights, grads, states, *extra) -> (new weights, new states)`` in
+    ONE compiled program (cached by ``key``), donating the weights and states, and returns the
+    new ones.  ``Optimizer.update`` (and so ``Trainer.step``) use it, which makes forward,
+    backward and update of a training step one XLA program.  None when the backward ran already,
+    or the buffers come from several.
+    """
+    return _tape.pending_backward_of(list(grads))
+
+
 @_config.with_x64
 def grad(heads: Any, variables: Any, head_grads: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, train_mode: bool = True) -> list:
@@ -406,7 +422,7 @@ def get_symbol(x: NDArray) -> Any:
     """The recorded computation of ``x`` as a Symbol: variables ``var0, var1, ...`` for the marked arrays."""
     if not isinstance(x, NDArray) or not isinstance(x._ag, tuple):
         raise MXNetError("get_symbol: the array was not computed under autograd.record() from variables")
-    built: dict[int, _ir.Node] = {}
+    built: dict[int, ir.Node] = {}
     names = itertools.count()
 
     def entry_of(value: Any, entry: Any) -> Any:
@@ -414,10 +430,10 @@ def get_symbol(x: NDArray) -> Any:
             return (build(entry[0]), entry[1])
         key = id(entry) if entry is not None else id(value)
         if key not in built:  # a variable (marked array) or an untracked array used as an input
-            built[key] = _ir.Node("null", f"var{next(names)}")
+            built[key] = ir.Node("null", f"var{next(names)}")
         return (built[key], 0)
 
-    def build(node: _Node) -> _ir.Node:
+    def build(node: _Node) -> ir.Node:
         if id(node) in built:
             return built[id(node)]
         if not (isinstance(node.key, tuple) and isinstance(node.key[0], OpDef)):
@@ -431,10 +447,10 @@ def get_symbol(x: NDArray) -> Any:
                 constants.append((slot, value))
         if constants:
             params["__constants__"] = tuple(constants)
-        built[id(node)] = _ir.Node(json_name(op), f"{op.name.lower().lstrip('_')}{node.seq}", params=params,
+        built[id(node)] = ir.Node(json_name(op), f"{op.name.lower().lstrip('_')}{node.seq}", params=params,
                                    inputs=inputs, num_outputs=len(node.out_avals))
         return built[id(node)]
-    return _ir.symbol_class()([(build(x._ag[0]), x._ag[1])])
+    return ir.symbol_class()([(build(x._ag[0]), x._ag[1])])
 
 
 # ----------------------------------------------------------------------------- custom functions
@@ -512,7 +528,7 @@ _autograd_link.backward = backward
 
 
 def __getattr__(name: str) -> Any:
-    """``mx.autograd.Symbol``: the Symbol class lives in a higher layer, which registers it in ``_ir``."""
+    """``mx.autograd.Symbol``: the Symbol class lives in a higher layer, which registers it in ``mxjax.graph.ir``."""
     if name == "Symbol":
-        return _ir.symbol_class()
+        return ir.symbol_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

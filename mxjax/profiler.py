@@ -40,7 +40,7 @@ import time
 import warnings
 from typing import Any, Callable, Iterator
 
-from . import _deferred_compute, _ndarray, autograd, engine
+from . import _deferred_compute, _invoke, autograd, engine
 from ._atomic import atomic_write
 from .base import MXNetError, MXNetTypeError, MXNetValueError
 from .base import c_str, c_str_array, check_call, py_str  # noqa: F401  (mx.base names MXNet's profiler carries)
@@ -128,9 +128,9 @@ def _emit(category: str, name: str, start_ns: int, end_ns: int) -> None:
 
 
 def _time_invoke(dispatch: Callable, op: Any, inputs: Any, params: Any, out_cls: Any) -> Any:
-    """``_ndarray._profile_hook``: time one op; ops that only build a graph (deferred compute, a
+    """``_invoke._profile_hook``: time one op; ops that only build a graph (deferred compute, a
     Symbol being composed) run nothing and are not recorded."""
-    if _ndarray.current_handler() is not None and (
+    if _invoke.current_handler() is not None and (
             _deferred_compute.is_deferred_compute() or not autograd.is_recording()):
         return dispatch(op, inputs, params, out_cls)
     start = _now()
@@ -181,7 +181,7 @@ def _sync_hooks() -> None:
     _state.active = active = _state.running and not _state.paused
     imperative = active and (config["profile_all"] or config["profile_imperative"])
     symbolic = active and (config["profile_all"] or config["profile_symbolic"])
-    _ndarray._profile_hook = _time_invoke if imperative else None
+    _invoke._profile_hook = _time_invoke if imperative else None
     engine._profile_hook = _time_engine_fn if imperative else None
     _program_hook = _time_program if symbolic else None
 

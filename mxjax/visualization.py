@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as onp
 
-from ._ir import Node
+from .graph.ir import Node
 from .base import MXNetError, MXNetTypeError, MXNetValueError, normalize_dtype
 from .symbol.infer import infer_avals
 from .symbol.interpret import node_op

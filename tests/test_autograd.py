@@ -683,3 +683,71 @@ def test_imperative_step_fuses_once_its_structure_repeats():
     for _ in range(3):
         onp.testing.assert_allclose(step(), want, rtol=1e-5)
     assert _tape_programs() - before == 1  # then one, reused
+
+
+@pytest.mark.parametrize("hold", [False, True])
+def test_fused_step_keeps_only_the_intermediates_someone_holds(hold):
+    """A fused forward + backward returns an intermediate value only if an array (or a view of
+    one) still holds it: while the loss (and so its graph) lives, dropped ones leave no buffer
+    alive, and held ones read back right."""
+    shape = (37, 41)  # a shape no other array of this test has
+    w = mx.np.array(onp.linspace(-1, 1, 37 * 41).reshape(shape).astype("float32"))
+    w.attach_grad()
+    kept = []
+
+    def forward():
+        h = mx.np.tanh(w * 3)
+        if hold:
+            kept[:] = [h.as_nd_ndarray()]  # only a view outlives forward()
+        return (mx.np.exp(h) * 2).sum()
+
+    def step():
+        with ag.record():
+            loss = forward()
+        loss.backward()
+        return loss
+
+    for _ in range(3):  # the structure repeats: the step runs as one program
+        step()
+    loss = step()
+    h_want = onp.tanh(w.asnumpy() * 3)
+    onp.testing.assert_allclose(w.grad.asnumpy(), onp.exp(h_want) * 2 * (1 - h_want ** 2) * 3, rtol=1e-4)
+    onp.testing.assert_allclose(loss.item(), (onp.exp(h_want) * 2).sum(), rtol=1e-5)
+    alive = sum(a.shape == shape for a in jax.live_arrays())  # (a count: a list would keep them alive)
+    assert alive == 2 + hold, f"{alive} buffers of shape {shape} alive: w, its gradient" + (", h" if hold else "")
+    if hold:
+        onp.testing.assert_allclose(kept[0].asnumpy(), h_want, rtol=1e-5)
+
+
+def test_pending_backward_runs_with_an_update_in_one_program():
+    """``autograd.pending_backward``: the lazy gradients of a backward not run yet, and running it
+    with an update function; the update sees the gradients plain backward gives."""
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = mx.np.array(onp.linspace(-1, 1, 8).reshape(2, 4).astype("float32"))
+    params = list(net.collect_params().values())
+    weights = [p.data() for p in params]
+    w0 = [w.asnumpy() for w in weights]
+
+    def loss_grads():
+        with ag.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        return [p.grad() for p in params]
+
+    want = [g.asnumpy() for g in loss_grads()]  # read: the backward ran, nothing is pending
+    assert ag.pending_backward([p.grad() for p in params]) is None
+    found = ag.pending_backward(loss_grads())
+    assert found is not None
+    run, positions = found
+
+    def sgd(ws, gs, states, lr):
+        return [w - lr * g for w, g in zip(ws, gs)], states
+
+    new_weights, _ = run.run(update=(("test-sgd",), sgd, positions, [w.to_jax() for w in weights],
+                                     [None] * len(weights), (jnp.float32(0.5),)))
+    for new, old, g in zip(new_weights, w0, want):
+        onp.testing.assert_allclose(onp.asarray(new), old - 0.5 * g, rtol=1e-5, atol=1e-6)
+    for p, g in zip(params, want):  # the gradients are there too, as after a plain backward
+        onp.testing.assert_allclose(p.grad().asnumpy(), g, rtol=1e-5, atol=1e-6)

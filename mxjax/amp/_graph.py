@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._ir import Node, topo_order
+from ..graph.ir import Node, topo_order
 from ..base import MXNetError, normalize_dtype
 from ..serialization import DTYPE_TO_FLAG, FLAG_TO_DTYPE
 from ..symbol import Symbol

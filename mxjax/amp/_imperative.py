@@ -2,7 +2,7 @@
 
 mxjax runs an op through its ``OpDef.compute`` everywhere (eager calls, autograd's ``jax.vjp``,
 hybridized and symbolic graphs), so replacing ``compute`` on the listed ``OpDef`` objects reaches
-all of them at once; an op's own ``infer`` and ``grad`` rules are wrapped the same way.  The
+all of them at once; an op's own ``infer`` rule is wrapped the same way.  The
 cast happens inside the traced function, so gradients flow back to the inputs' own dtypes.
 ``uninstall`` puts the original functions back.
 """
@@ -17,7 +17,7 @@ from .. import _config
 from ..operator.registry import OpDef
 from ._policy import Policy, Rule, float_dtype
 
-_originals: dict = {}  # OpDef -> (compute, infer, grad) before AMP
+_originals: dict = {}  # OpDef -> (compute, infer) before AMP
 
 
 def _cast_one(x: Any, dtype: Any) -> Any:
@@ -41,34 +41,22 @@ def _wrap_compute(compute: Callable, rule: Rule, target: Any) -> Callable:
     return amp_compute
 
 
-def _wrap_grad(grad: Callable, rule: Rule, target: Any) -> Callable:
-    def amp_grad(*args: Any, **params: Any) -> Any:
-        outputs, back = grad(*cast_inputs(rule, target, args, params), **params)
-
-        def vjp(cotangent: Any) -> tuple:  # each input's gradient in that input's own dtype
-            return tuple(_cast_one(g, getattr(a, "dtype", None)) for g, a in zip(back(cotangent), args))
-        return outputs, vjp
-    return amp_grad
-
-
 def install(policy: Policy) -> None:
     """Make every op with a casting rule cast its inputs (neutral ops are left alone)."""
     for op, rule in policy.rules.items():
         if rule.kind == "neutral" or op in _originals:
             continue
-        _originals[op] = (op.compute, op.infer, op.grad)
+        _originals[op] = (op.compute, op.infer)
         op.compute = _wrap_compute(op.compute, rule, policy.target)
         if op.infer is not None:
             op.infer = _wrap_compute(op.infer, rule, policy.target)
-        if op.grad is not None:
-            op.grad = _wrap_grad(op.grad, rule, policy.target)
     _config.drop_compiled()  # compiled ops, tape and gradient programs hold the old compute
 
 
 def uninstall() -> None:
     """Restore every op's original functions."""
-    for op, (compute, infer, grad) in _originals.items():
-        op.compute, op.infer, op.grad = compute, infer, grad
+    for op, (compute, infer) in _originals.items():
+        op.compute, op.infer = compute, infer
     _originals.clear()
     _config.drop_compiled()
 

@@ -25,11 +25,12 @@ from typing import Any
 import jax
 import numpy as onp
 
-from .._ir import Entry, Node, copy_graph, topo_order
-from .._ndarray import NDArray, invoke
+from ..graph.ir import Entry, Node, copy_graph, topo_order
+from .._ndarray import NDArray
+from .._invoke import invoke
 from ..operator.dynamic import check_mask, mask_rows
 from ..operator.registry import get_op
-from .._interpret import CONSTANTS, call_params, node_op
+from ..graph.interpret import CONSTANTS, call_params, node_op
 from .rows import NotRowWise, row_axes
 
 __all__ = ["VALID", "MIN_BUCKET", "bucket_size", "Padded", "selection", "plan", "input_names"]

@@ -25,10 +25,11 @@ import jax
 import numpy as onp
 
 from .. import _config, _tape, autograd
-from .._ir import Entry, Node, copy_graph, topo_order
-from .._ndarray import NDArray, invoke, np_class
+from ..graph.ir import Entry, Node, copy_graph, topo_order
+from .._ndarray import NDArray
+from .._invoke import invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
-from .._interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
+from ..graph.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
 from .buckets import VALID, Padded, input_names, plan, selection
 
 __all__ = ["DynamicShapeProperty", "SegmentedGraph", "dynamic_ops", "has_dynamic_ops", "MAX_SIGNATURES"]

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import jax
 
-from .._ir import topo_order
+from ..graph.ir import topo_order
 from .._ndarray import NDArray
 from ..base import MXNetError
 from ..dynamic.segments import SegmentedGraph, dynamic_ops

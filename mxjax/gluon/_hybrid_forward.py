@@ -25,7 +25,8 @@ import jax.numpy as jnp
 from .. import initializer
 from .. import ndarray as nd
 from .. import symbol as sym
-from .._ndarray import NDArray, np_class
+from .._ndarray import NDArray
+from .._invoke import np_class
 from ..base import MXNetError
 from ..symbol import Symbol
 from .parameter import Constant, Parameter

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .._ir import topo_order
+from ..graph.ir import topo_order
 
 __all__ = ["conv_weight_layouts", "relaid_program", "relaid_inputs"]
 

@@ -23,13 +23,15 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _compile_cache, _config, _deferred_compute as dc
+from .. import _config, _deferred_compute as dc
+from ..graph import compile_cache
 from .._atomic import atomic_write_group
 from .. import _rng, _tape, autograd
 from .. import profiler as _profiler
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..device import Device
-from .._ndarray import NDArray, np_class
+from .._ndarray import NDArray
+from .._invoke import np_class
 from .._value_reads import tracing
 from ..ndarray._io import load, save
 from ..serialization import file_label, reading
@@ -385,7 +387,7 @@ class HybridBlock(Block):
         super().__init__(**kwargs)
         object.__setattr__(self, "_active", False)
         object.__setattr__(self, "_flags", {})
-        object.__setattr__(self, "_cache", _compile_cache.Programs("block"))
+        object.__setattr__(self, "_cache", compile_cache.Programs("block"))
         object.__setattr__(self, "_op_hook", None)
         object.__setattr__(self, "_trace_lock", threading.RLock())  # one thread traces a signature
         object.__setattr__(self, "_checked_epoch", -1)  # the structure epoch last compared
@@ -401,7 +403,7 @@ class HybridBlock(Block):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        object.__setattr__(self, "_cache", _compile_cache.Programs("block"))
+        object.__setattr__(self, "_cache", compile_cache.Programs("block"))
         object.__setattr__(self, "_trace_lock", threading.RLock())
         object.__setattr__(self, "_checked_epoch", -1)
         object.__setattr__(self, "_traced_structure", None)
@@ -417,7 +419,7 @@ class HybridBlock(Block):
             check_backend_options(f"{type(self).__name__}.hybridize", backend, options)
             flags["backend"] = (backend, options)
         object.__setattr__(self, "_flags", flags)
-        _compile_cache.drop(self._cache)  # re-hybridizing rebuilds
+        compile_cache.drop(self._cache)  # re-hybridizing rebuilds
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
 
     def optimize_for(self, x: Any, *args: Any, backend: str | None = None, clear: bool = False,
@@ -509,7 +511,7 @@ class HybridBlock(Block):
         key = (tuple(None if a is None else (a._data.shape, a._data.dtype) for a in arrays), training)
         if self._checked_epoch != _structure_epoch[0]:
             self._check_structure()
-        entry = _compile_cache.lookup(self._cache, key)
+        entry = compile_cache.lookup(self._cache, key)
         first = entry is None
         if first:
             entry = self._build_once(key, arrays, training)
@@ -537,7 +539,7 @@ class HybridBlock(Block):
                 raise MXNetError(f"{type(self).__name__}: {lines[-1] if lines else err}") from None
             results = tuple(np_class()._wrap(o) for o in raw)
             if first:  # the program is compiled now: count its size
-                _compile_cache.grow(self._cache, key, _compile_cache.executable_bytes(entry.compiled, args, rng), 0)
+                compile_cache.grow(self._cache, key, compile_cache.executable_bytes(entry.compiled, args, rng), 0)
         results = results if isinstance(results, tuple) else (results,)
         outs, updates = results[:entry.n_out], results[entry.n_out:]
         if self._op_hook is not None:
@@ -553,7 +555,7 @@ class HybridBlock(Block):
             epoch = _structure_epoch[0]
             structure = self._structure()
             if self._traced_structure is not None and structure != self._traced_structure:
-                _compile_cache.drop(self._cache)
+                compile_cache.drop(self._cache)
             object.__setattr__(self, "_traced_structure", structure)
             object.__setattr__(self, "_checked_epoch", epoch)
 
@@ -562,7 +564,7 @@ class HybridBlock(Block):
         with self._trace_lock:
             entry = self._cache.program(key)
             if entry is None:
-                entry = _compile_cache.store(self._cache, key, self._build(arrays, training))
+                entry = compile_cache.store(self._cache, key, self._build(arrays, training))
         return entry
 
     def _build(self, arrays: list[NDArray], training: bool) -> CachedGraph:

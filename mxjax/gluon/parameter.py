@@ -17,7 +17,8 @@ import numpy as onp
 from .. import _config, initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device, current_device
-from .._ndarray import NDArray, _default_class
+from .._ndarray import NDArray
+from .._invoke import default_class as _default_class
 from ..optimizer import _donation
 
 __all__ = ["Parameter", "Constant", "DeferredInitializationError"]

@@ -34,7 +34,8 @@ from typing import Any, Callable, Sequence
 import jax
 from jax._src.array import ArrayImpl
 
-from .. import _compile_cache, _config
+from .. import _config
+from . import compile_cache
 from ..base import MXNetError, MXNetValueError
 from .lazy import Lazy
 
@@ -317,13 +318,13 @@ def _inferred(op: Any, inputs: Sequence[Any], params: dict | None) -> tuple:
 
 # ----------------------------------------------------------------------------- running
 
-_PROGRAMS = _compile_cache.Programs("bulk")
+_PROGRAMS = compile_cache.Programs("bulk")
 _SEEN = Sightings()
 
 
 def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tuple) -> None:
     key = (tuple(parts), wanted)
-    found = _compile_cache.lookup(_PROGRAMS, key)
+    found = compile_cache.lookup(_PROGRAMS, key)
     if found is None:
         if not _SEEN.ready(key):
             _SEEN.note(key)
@@ -336,11 +337,11 @@ def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tupl
         values = program(*leaves)
         count = program._cache_size()
         if count != known[0]:  # compiled for a new signature: count it in the compile cache
-            nbytes = _compile_cache.executable_bytes(program, *leaves)
+            nbytes = compile_cache.executable_bytes(program, *leaves)
             if known[0] == 0:
-                _compile_cache.store(_PROGRAMS, key, found, nbytes, count)
+                compile_cache.store(_PROGRAMS, key, found, nbytes, count)
             else:
-                _compile_cache.grow(_PROGRAMS, key, nbytes, count - known[0])
+                compile_cache.grow(_PROGRAMS, key, nbytes, count - known[0])
             known[0] = count
     except Exception:  # run op by op: the op that fails is named, with its inputs
         _restore_x64(previous)
@@ -402,7 +403,7 @@ def _settle(handles: list, values: list) -> None:
 
 
 def _drop_programs() -> None:
-    _compile_cache.drop(_PROGRAMS)
+    compile_cache.drop(_PROGRAMS)
     _SEEN.clear()
     _INFERRED.clear()
 

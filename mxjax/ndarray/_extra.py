@@ -13,7 +13,8 @@ import numpy as onp
 
 from .._array_io import load_arrays
 from .._frontend import place, store_out
-from .._ndarray import NDArray, invoke
+from .._ndarray import NDArray
+from .._invoke import invoke
 from ..base import MXNetTypeError, MXNetValueError, normalize_dtype
 from ..numpy.multiarray import ndarray as _np_ndarray
 from ..numpy_extension.utils import array_from_dlpack, to_dlpack_for_read, to_dlpack_for_write

@@ -18,7 +18,8 @@ from .. import _ndarray as _nd
 from .._frontend import place, store_out
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
 from ..device import Device
-from .._ndarray import NDArray, invoke
+from .._ndarray import NDArray
+from .._invoke import invoke
 from ..operator import get_op
 from . import _legacy
 

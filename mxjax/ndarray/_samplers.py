@@ -20,7 +20,8 @@ import numpy as onp
 from .. import _config, _rng
 from ..base import MXNetValueError
 from .._frontend import make_function
-from .._ndarray import NDArray, _default_class
+from .._ndarray import NDArray
+from .._invoke import default_class as _default_class
 from ..numpy.random import as_input, binds, require
 
 

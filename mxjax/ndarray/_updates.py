@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 import jax.numpy as jnp
 
 from .._frontend import store_out
-from .._ndarray import NDArray, current_handler, invoke
+from .._ndarray import NDArray
+from .._invoke import current_handler, invoke
 from ..base import MXNetTypeError
 from ..operator import OpDef, get_op
 from ..operator.optimizer_update import UPDATES

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._frontend import make_function, store_out
-from .._ndarray import NDArray, invoke
+from .._ndarray import NDArray
+from .._invoke import invoke
 from ..operator import get_op
 from ._layers import as_legacy
 from ._updates import (adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update,  # noqa: F401

@@ -11,7 +11,7 @@ from typing import Any
 from .._frontend import place
 from ..base import normalize_dtype
 from ..device import Device
-from .._ndarray import invoke, np_class
+from .._invoke import invoke, np_class
 from ..operator import get_op
 from ._maker import by_shape_array, np_function
 

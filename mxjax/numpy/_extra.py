@@ -6,7 +6,8 @@ from typing import Any
 import numpy as onp
 
 from .._array_io import load_arrays, save_npx, savez
-from .._ndarray import NDArray, np_class
+from .._ndarray import NDArray
+from .._invoke import np_class
 from ._maker import np_function
 
 __all__ = [

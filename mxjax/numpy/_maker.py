@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._frontend import make_function
-from .._ndarray import NDArray, np_class
+from .._ndarray import NDArray
+from .._invoke import np_class
 
 
 def np_function(op: str, name: str | None = None, **options: Any) -> Callable[..., Any]:

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as onp
 
 from ..base import MXNetTypeError, MXNetValueError, normalize_dtype
-from .._ndarray import NDArray, invoke, np_class
+from .._ndarray import NDArray
+from .._invoke import invoke, np_class
 from ..operator import get_op
 from ..operator.manipulation import pad_pairs
 from ._maker import by_shape_array, np_function

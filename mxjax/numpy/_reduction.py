@@ -13,7 +13,8 @@ import numpy as onp
 
 from .._frontend import store_out
 from ..base import MXNetTypeError, MXNetValueError
-from .._ndarray import NDArray, invoke, np_class
+from .._ndarray import NDArray
+from .._invoke import invoke, np_class
 from ..operator import get_op
 from ._maker import np_function
 

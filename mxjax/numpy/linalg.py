@@ -9,7 +9,7 @@ import functools
 import math
 from typing import Any, Callable
 
-from .._ndarray import invoke
+from .._invoke import invoke
 from ..base import MXNetValueError
 from ..operator import get_op
 from . import _creation_ops, _extra, _manipulation, _reduction

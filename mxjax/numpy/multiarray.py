@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as onp
 
-from .._ndarray import NDArray, _binary, _inplace, invoke, register_pytree, set_np_class
+from .._array_operators import binary as _binary, inplace as _inplace
+from .._ndarray import NDArray, register_pytree
+from .._invoke import invoke, set_np_class
 from ..base import MXNetValueError
 from ..operator import get_op
 from . import _elemwise, _manipulation, _reduction, _sorting

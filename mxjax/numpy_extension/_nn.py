@@ -14,7 +14,7 @@ from .._config import is_training
 from .._deferred_compute import is_deferred_compute
 from .._frontend import make_function, store_out
 from .._rng import next_key
-from .._ndarray import invoke
+from .._invoke import invoke
 from ..numpy._maker import by_shape_array
 from ..numpy.multiarray import ndarray
 from ..operator import get_op

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _compile_cache
+from ..graph import compile_cache
 from .._array_io import load_arrays, save_npx, savez
 from ..util import (is_np_array, is_np_default_dtype, is_np_shape, np_array, np_shape, reset_np,
                        set_np, set_np_default_dtype)
@@ -20,13 +20,13 @@ def set_compile_cache(max_entries: int | None = None, max_bytes: int | None = No
     programs or ``max_bytes`` (their executables' size) the least recently used are dropped and compile
     again when next needed.  None keeps a limit, 0 removes it; returns the previous limits.  The defaults
     come from ``MXNET_COMPILE_CACHE_SIZE`` (1024) and ``MXNET_COMPILE_CACHE_BYTES`` (1 GiB)."""
-    return _compile_cache.set_limits(max_entries, max_bytes)
+    return compile_cache.set_limits(max_entries, max_bytes)
 
 
 def compile_stats() -> dict:
     """The compile cache's counts: ``hits``, ``misses`` and ``evictions`` so far; ``entries`` and
     ``bytes`` kept now (``by_kind``: ``op`` and ``block`` programs); the limits."""
-    return _compile_cache.stats()
+    return compile_cache.stats()
 
 
 def save(file: Any, arr: Any) -> None:

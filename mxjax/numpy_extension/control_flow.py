@@ -26,11 +26,12 @@ import numpy as onp
 
 from .. import _config
 from .._deferred_compute import context as _dc_context, is_deferred_compute, set_variable
-from .._graph_body import CONSTANT, encode_constant, graph_body
-from .._ir import Entry, Node, symbol_class, topo_order
+from ..graph.body import CONSTANT, encode_constant, graph_body
+from ..graph.ir import Entry, Node, symbol_class, topo_order
 from .._node_attrs import creation_attrs
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
-from .._ndarray import NDArray, current_handler, invoke, reset_handler, set_handler, wrap_outputs
+from .._ndarray import NDArray
+from .._invoke import current_handler, invoke, reset_handler, set_handler, wrap_outputs
 from ..graph.lazy import Lazy
 from ..operator import OpDef, get_op
 from ..operator.control_flow import SUBGRAPHS, Subgraph

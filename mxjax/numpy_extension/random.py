@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .._frontend import make_function
-from .._ndarray import np_class
+from .._invoke import np_class
 
 __all__ = ["bernoulli", "uniform_n", "normal_n", "seed"]
 

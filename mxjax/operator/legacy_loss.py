@@ -105,7 +105,8 @@ def _softmax_output_fn(dshape, lshape, grad_scale, ignore_label, multi_output, u
     return f
 
 
-@defop("SoftmaxOutput", aliases=("Softmax",))
+@defop("SoftmaxOutput", aliases=("Softmax",),
+       param_shapes=lambda s, p: {1: (s[0][0], *s[0][2:]) if p.get("multi_output") else s[0][:-1]})
 def softmax_output(data, label, *, grad_scale: float = 1.0, ignore_label: float = -1.0,
                    multi_output: bool = False, use_ignore: bool = False, preserve_shape: bool = False,
                    normalization: str = "null", out_grad: bool = False, smooth_alpha: float = 0.0):
@@ -171,19 +172,22 @@ def _regression(name: str, data, label, grad_scale: float):
     return _regression_fn(name, tuple(data.shape), tuple(label.shape), float(grad_scale))(data, label)
 
 
-@defop("LinearRegressionOutput")
+_LABEL_LIKE_DATA = {"param_shapes": lambda s, p: {1: s[0]}}  # the regression outputs' labels
+
+
+@defop("LinearRegressionOutput", **_LABEL_LIKE_DATA)
 def linear_regression_output(data, label, *, grad_scale: float = 1.0):
     """Identity forward; backward gives (data - label) * grad_scale / outputs-per-example (squared loss)."""
     return _regression("LinearRegressionOutput", data, label, grad_scale)
 
 
-@defop("LogisticRegressionOutput")
+@defop("LogisticRegressionOutput", **_LABEL_LIKE_DATA)
 def logistic_regression_output(data, label, *, grad_scale: float = 1.0):
     """Sigmoid forward; backward gives (sigmoid(data) - label) * grad_scale / outputs-per-example."""
     return _regression("LogisticRegressionOutput", data, label, grad_scale)
 
 
-@defop("MAERegressionOutput")
+@defop("MAERegressionOutput", **_LABEL_LIKE_DATA)
 def mae_regression_output(data, label, *, grad_scale: float = 1.0):
     """Identity forward; backward gives sign(data - label) * grad_scale / outputs-per-example (L1 loss)."""
     return _regression("MAERegressionOutput", data, label, grad_scale)

@@ -195,7 +195,7 @@ def _svm_grad(data, label, margin, coef, use_linear):
     return grad.reshape(data.shape).astype(data.dtype)
 
 
-@defop("SVMOutput")
+@defop("SVMOutput", param_shapes=lambda s, p: {1: s[0][:-1]})
 def svm_output(data, label, *, margin: float = 1.0, regularization_coefficient: float = 1.0,
                use_linear: bool = False):
     """A 1.x output layer: forward is the identity on the class scores ``data`` (N, classes); backward

@@ -106,7 +106,7 @@ def _prelu_slope(data, gamma):
                       f"{tuple(data.shape)}; expected ({data.shape[1] if data.ndim > 1 else 1},) or (1,)")
 
 
-@defop("LeakyReLU", aliases=("_npx_leaky_relu",))
+@defop("LeakyReLU", aliases=("_npx_leaky_relu",), param_shapes=lambda s, p: {1: (s[0][1],)})
 def leaky_relu(data, gamma=None, *, act_type: str = "leaky", slope: float = 0.25,
                lower_bound: float = 0.125, upper_bound: float = 0.334):
     """Leaky ReLU family: leaky, prelu (learned ``gamma``), elu, selu, gelu, gelu_tanh, rrelu (inference)."""

@@ -34,7 +34,13 @@ def _check_bias(op, bias, no_bias, num_filter):
     return bias
 
 
-@defop("FullyConnected", aliases=("_npx_fully_connected",))
+def _fc_param_shapes(shapes: list, p: dict) -> dict:
+    data = shapes[0]
+    in_dim = math.prod(data[1:]) if p.get("flatten", True) else data[-1]
+    return {1: (p["num_hidden"], in_dim), 2: (p["num_hidden"],)}
+
+
+@defop("FullyConnected", aliases=("_npx_fully_connected",), param_shapes=_fc_param_shapes)
 def fully_connected(data, weight, bias=None, *, num_hidden: int | None = None, no_bias: bool = False,
                     flatten: bool = True):
     """``data @ weight.T + bias``; with ``flatten`` all axes but the first are collapsed first."""
@@ -88,7 +94,19 @@ def _add_bias(out, bias, channel_last):
     return out + bias.astype(out.dtype).reshape(shape)
 
 
-@defop("Convolution", aliases=("_npx_convolution",))
+def _channels(data: tuple, layout: str | None) -> int:
+    return data[-1] if layout and str(layout).endswith("C") else data[1]
+
+
+def _conv_param_shapes(shapes: list, p: dict) -> dict:
+    data, kernel, groups, layout = shapes[0], tuple(p.get("kernel", ())), p.get("num_group", 1), p.get("layout")
+    per_group = _channels(data, layout) // groups
+    weight = ((p["num_filter"], *kernel, per_group) if layout and str(layout).endswith("C")
+              else (p["num_filter"], per_group, *kernel))
+    return {1: weight, 2: (p["num_filter"],)}
+
+
+@defop("Convolution", aliases=("_npx_convolution",), param_shapes=_conv_param_shapes)
 def convolution(data, weight, bias=None, *, kernel: shape = (), stride: shape = (), dilate: shape = (),
                 pad: shape = (), num_filter: int = 1, num_group: int = 1, workspace: int = 1024,
                 no_bias: bool = False, cudnn_tune: str | None = None, cudnn_off: bool = False,
@@ -138,7 +156,16 @@ def deconv_pad_adj(op, in_sizes, kernel, stride, dilate, pad, adj, target_shape)
     return pad, adj
 
 
-@defop("Deconvolution", aliases=("_npx_deconvolution",))
+def _deconv_param_shapes(shapes: list, p: dict) -> dict:
+    data, kernel, groups, layout = shapes[0], tuple(p.get("kernel", ())), p.get("num_group", 1), p.get("layout")
+    per_group = p["num_filter"] // groups
+    channels = _channels(data, layout)
+    weight = ((channels, *kernel, per_group) if layout and str(layout).endswith("C")
+              else (channels, per_group, *kernel))
+    return {1: weight, 2: (p["num_filter"],)}
+
+
+@defop("Deconvolution", aliases=("_npx_deconvolution",), param_shapes=_deconv_param_shapes)
 def deconvolution(data, weight, bias=None, *, kernel: shape = (), stride: shape = (), dilate: shape = (),
                   pad: shape = (), adj: shape = (), target_shape: shape = (), num_filter: int = 1,
                   num_group: int = 1, workspace: int = 512, no_bias: bool = True,

@@ -26,7 +26,8 @@ def _as_index(x):
     return x.astype(jnp.int64 if x.dtype == jnp.float64 else jnp.int32)
 
 
-@defop("Embedding", aliases=("_npx_embedding",))
+@defop("Embedding", aliases=("_npx_embedding",),
+       param_shapes=lambda s, p: {1: (p["input_dim"], p["output_dim"])})
 def embedding(data, weight, *, input_dim: int | None = None, output_dim: int | None = None,
               dtype: dtype = "float32", sparse_grad: bool = False):
     """Rows of ``weight`` (input_dim, output_dim) picked by the indices in ``data``; out-of-range indices clip."""

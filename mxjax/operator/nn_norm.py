@@ -22,6 +22,15 @@ from .nn_util import acc_dtype, check_choice, check_shape, fail, float_input, no
 from .registry import defop
 
 
+def per_channel(axis_key: str | None, default_axis: int, slots: tuple):
+    """A ``param_shapes`` rule: these input slots hold one value per channel of the data, the
+    channel axis being parameter ``axis_key`` (``default_axis`` if unset, or always when None)."""
+    def rule(shapes: list, params: dict) -> dict:
+        axis = params.get(axis_key, default_axis) if axis_key else default_axis
+        return {slot: (shapes[0][axis],) for slot in slots}
+    return rule
+
+
 def _channel_shape(ndim, axis, size):
     shape = [1] * ndim
     shape[axis] = size
@@ -56,6 +65,7 @@ def _bn_aux_update(data, gamma, beta, moving_mean, moving_var, *, momentum: floa
 
 
 @defop("BatchNorm", aliases=("_npx_batch_norm", "BatchNorm_v1", "CuDNNBatchNorm"), aux_inputs=(3, 4),
+       param_shapes=per_channel("axis", 1, (1, 2, 3, 4)),
        aux_update=_bn_aux_update,
        num_outputs=lambda params: 3 if params.get("output_mean_var") else 1)
 def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: float = 1e-3, momentum: float = 0.9,
@@ -111,7 +121,7 @@ def _normalize(x, reduce, eps):
     return centered / std, mean, std
 
 
-@defop("LayerNorm", aliases=("_npx_layer_norm",))
+@defop("LayerNorm", aliases=("_npx_layer_norm",), param_shapes=per_channel("axis", -1, (1, 2)))
 def layer_norm(data, gamma, beta, *, axis: int = -1, eps: float = 1e-5, output_mean_var: bool = False):
     """Normalize along ``axis`` then scale by ``gamma`` and shift by ``beta`` (both of that axis' length).
 
@@ -130,7 +140,7 @@ def layer_norm(data, gamma, beta, *, axis: int = -1, eps: float = 1e-5, output_m
     return out
 
 
-@defop("GroupNorm", aliases=("_npx_group_norm",))
+@defop("GroupNorm", aliases=("_npx_group_norm",), param_shapes=per_channel(None, 1, (1, 2)))
 def group_norm(data, gamma, beta, *, num_groups: int = 1, eps: float = 1e-5, output_mean_var: bool = False):
     """Normalize each of ``num_groups`` channel groups of (N, C, ...) data, then scale and shift per channel.
 
@@ -164,7 +174,7 @@ def group_norm(data, gamma, beta, *, num_groups: int = 1, eps: float = 1e-5, out
     return out
 
 
-@defop("InstanceNorm", aliases=("_npx_instance_norm",))
+@defop("InstanceNorm", aliases=("_npx_instance_norm",), param_shapes=per_channel(None, 1, (1, 2)))
 def instance_norm(data, gamma, beta, *, eps: float = 1e-3):
     """Normalize each (instance, channel) over the spatial axes of (N, C, ...) data, scale and shift per channel."""
     op = "InstanceNorm"

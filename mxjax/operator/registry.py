@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import jax
-import numpy as onp
 
-from .. import _compile_cache, _config
+from .. import _config
+from ..graph import compile_cache
 from ..base import MXNetError, MXNetValueError, decode_attr, encode_attr, normalize_dtype
 
 __all__ = ["OpDef", "Param", "defop", "register_op", "get_op", "OPS", "list_ops", "clear_caches",
@@ -92,7 +92,10 @@ class OpDef:
     dynamic_shape: bool = False
     needs_key: bool = False                      # first input is a PRNG key the front-end supplies
     infer: Callable[..., Any] | None = None      # (*avals, **params) -> avals; default jax.eval_shape
-    grad: Callable[..., Any] | None = None       # custom VJP rule; default jax.vjp of compute
+    # param_shapes(shapes, params) -> {input slot: shape}: the shapes of the op's parameter inputs
+    # from its data's (input 0), as MXNet's shape inference gives them (FullyConnected's weight from
+    # num_hidden).  Symbol inference, graph evaluation and Gluon's deferred initialization use it.
+    param_shapes: Callable[[list, dict], dict] | None = None
     differentiable: bool = True
     # input slots the op updates in training (BatchNorm's moving statistics, 3 and 4) and
     # aux_update(*inputs, **params) -> their new values; graphs call these "auxiliary states"
@@ -204,12 +207,6 @@ class OpDef:
                 raise
             raise dynamic_shape_error(self.name) from None
 
-    def vjp(self, *arrays: Any, **params: Any) -> tuple[Any, Callable[..., Any]]:
-        """``(outputs, vjp_fn)``: the op's own ``grad`` rule if it has one, else ``jax.vjp`` of compute."""
-        if self.grad is not None:
-            return self.grad(*arrays, **params)
-        return jax.vjp(lambda *a: self.compute(*a, **params), *arrays)
-
     def __repr__(self) -> str:
         return f"<OpDef {self.name}>"
 
@@ -257,21 +254,21 @@ def clear_caches() -> None:
         for bound in op._bound.values():
             programs = getattr(bound, "programs", None)
             if programs is not None:
-                _compile_cache.drop(programs)
+                compile_cache.drop(programs)
         op._bound.clear()
 
 
 def _compiled(op: OpDef, params: dict[str, Any]) -> Callable[..., Any]:
     """``op`` with its parameters fixed: one ``jax.jit`` function (its C++ dispatch is the imperative hot
-    path) kept in the process-wide compile cache (``mxjax._compile_cache``) as one unit that counts every
+    path) kept in the process-wide compile cache (``mxjax.graph.compile_cache``) as one unit that counts every
     signature it compiled; past the cache's limits the least recently used units are dropped and compile
     again when next called.  The function is made anew then (and by ``clear_caches``), which frees the old
     executables and re-traces (ops read the default dtype at trace time).  ``programs`` (an attribute of
     the returned closure) holds it."""
     compute, check = op.compute, op.check
-    programs = _compile_cache.Programs("op")
-    find, store, grow = programs.get, _compile_cache.store, _compile_cache.grow
-    hits, mark_used, size = _compile_cache.hits, _compile_cache.mark_used, _compile_cache.executable_bytes
+    programs = compile_cache.Programs("op")
+    find, store, grow = programs.get, compile_cache.store, compile_cache.grow
+    hits, mark_used, size = compile_cache.hits, compile_cache.mark_used, compile_cache.executable_bytes
     known = [0]  # executables the current function had compiled after its last call
 
     def pure(*arrays: Any) -> Any:  # the op as a function of its inputs (a bulk segment's program traces it)

@@ -54,6 +54,16 @@ def param_size(mode: str, num_layers: int, directions: int, input_size: int, sta
     return total
 
 
+def _param_shapes(shapes: list, p: dict) -> dict:
+    """The flat parameter vector and the (cell) states from TNC data, as MXNet's RNN shape rule
+    (slots of the graph node, which has no key input)."""
+    steps, batch, size_in = shapes[0]
+    layers, directions, hidden = p["num_layers"], 2 if p.get("bidirectional") else 1, p["state_size"]
+    out = p.get("projection_size") or hidden
+    return {1: (param_size(p["mode"], layers, directions, size_in, hidden, p.get("projection_size")),),
+            2: (layers * directions, batch, out), 3: (layers * directions, batch, hidden)}
+
+
 def _num_outputs(params: dict) -> int:
     if not params.get("state_outputs"):
         return 1
@@ -154,7 +164,7 @@ def _direction(x, pieces, layer, d, mode, h0, c0, mask, rev_index, clip):
     return ys, h, c
 
 
-@defop(OP, aliases=("_npx_rnn",), needs_key=True, num_outputs=_num_outputs,
+@defop(OP, aliases=("_npx_rnn",), needs_key=True, num_outputs=_num_outputs, param_shapes=_param_shapes,
        output_names=lambda params: ["output", "state_output", "statecell_output"])
 def rnn(key, data, parameters, state, state_cell=None, sequence_length=None, *, state_size: int | None = None,
         num_layers: int | None = None, bidirectional: bool = False, mode: str | None = None, p: float = 0.0,

@@ -85,7 +85,7 @@ class FusedUpdate:
         recompilation when they change); so are ``steps``, the rule's ``_step_inputs`` (computed
         from ``indices`` when not given, after ``prepare_update``).  With ``donate`` the old weight and state buffers
         are donated to the result: the caller must not read them afterwards.  ``pending``
-        (from ``_tape.pending_backward_of``) says the gradients are the lazy results of a
+        (from ``mx.autograd.pending_backward``) says the gradients are the lazy results of a
         backward that has not run: it runs in the same program as the update.
         """
         n = len(weights)

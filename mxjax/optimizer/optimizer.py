@@ -11,7 +11,8 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
-from .. import _config, _tape
+from .. import _config
+from ..autograd import pending_backward
 from ..base import MXNetTypeError, MXNetValueError
 from .._ndarray import NDArray
 from . import _donation, _rules as R
@@ -331,7 +332,7 @@ class Optimizer(FusedUpdate):
                                       "(and fused_step when use_fused_step)")
         lrs, wds = self.prepare_update(indices)
         steps = self._step_inputs(indices) if self._uses_step else None
-        pending = _tape.pending_backward_of(grads)
+        pending = pending_backward(grads)
         # the old weights are donated only if no other thread may be reading them; the check, the
         # dispatch and the swap to the new buffers exclude a thread's first read (see _donation)
         with _donation.LOCK:

@@ -1,6 +1,7 @@
 """Graph partitioning (``mx.subgraph``): subgraph properties, backends and the partitioner."""
 from .partition import find_groups, partition, subgraph_inputs
-from .property import SubgraphProperty, SubgraphSelector, get_backend, list_backends, register_backend
+from .property import (SubgraphProperty, SubgraphSelector, backend_options, get_backend, list_backends,
+                       register_backend)
 
 __all__ = ["SubgraphSelector", "SubgraphProperty", "register_backend", "get_backend", "list_backends",
-           "partition", "find_groups", "subgraph_inputs"]
+           "backend_options", "partition", "find_groups", "subgraph_inputs"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._ir import Entry, Node, topo_order
+from ..graph.ir import Entry, Node, topo_order
 from .property import SubgraphProperty
 
 __all__ = ["partition", "find_groups", "subgraph_inputs"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Iterable, Sequence
 
-from .._ir import Node
+from ..graph.ir import Node
 from ..base import MXNetError
 
 __all__ = ["SubgraphSelector", "SubgraphProperty", "register_backend", "get_backend", "list_backends",

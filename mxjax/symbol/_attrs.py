@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._ir import Node
+from ..graph.ir import Node
 from ..base import MXNetError, encode_attr
-from .._interpret import CONSTANTS, node_op
+from ..graph.interpret import CONSTANTS, node_op
 from .._node_attrs import HIDDEN_KEYS, creation_attrs, stored_key  # noqa: F401  (creation_attrs: symbol.py's)
 
 

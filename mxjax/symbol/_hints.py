@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from .._ir import Node
+from ..graph.ir import Node
 
 _BN_FAMILY = ("BatchNorm", "BatchNorm_v1", "_contrib_BatchNormWithReLU", "_contrib_SyncBatchNorm")
 _INIT_HINTS = {name: {3: json.dumps(["zero", {}]), 4: json.dumps(["one", {}])} for name in _BN_FAMILY}

@@ -1,6 +1,6 @@
 """Reading MXNet symbol JSON into Symbols: attribute splitting and the upgrades of older graphs.
 
-``graph_from_json`` (in ``_ir``) gives nodes with raw string attributes; here each
+``graph_from_json`` (in ``mxjax.graph.ir``) gives nodes with raw string attributes; here each
 op node's attributes are split into typed op parameters and other attributes,
 and graphs older than MXNet 1.9.1 get the upgrades MXNet's own loader applies
 (FORMATS.md 2.9): hidden-key renames, missing auxiliary inputs, initializer
@@ -8,7 +8,7 @@ hints, and the old meaning of ``argmax(axis=-1)``.
 
 Control-flow nodes (``_foreach``, ``_while_loop``, ``_cond``) keep their bodies as
 the node's ``subgraphs``, as MXNet writes them; :func:`graph_body` turns such a
-sub-graph into the op's :class:`Subgraph` parameter (:mod:`mxjax._graph_body`, shared
+sub-graph into the op's :class:`Subgraph` parameter (:mod:`mxjax.graph.body`, shared
 with the bodies ``mx.npx`` traces).  A body may read a constant array (a plain array
 captured at trace time): its variable carries the value in ``__constant__``.
 """
@@ -18,14 +18,14 @@ import json
 import warnings
 from typing import Any
 
-from .._ir import MXNET_VERSION, Entry, Node, graph_from_json, topo_order
+from ..graph.ir import MXNET_VERSION, Entry, Node, graph_from_json, topo_order
 from ..base import MXNetError, MXNetTypeError, decode_attr
 from ..serialization import file_label
 from ._hints import apply_init_hints
 from ..operator.control_flow import CONTROL_FLOW_ROLES, SUBGRAPHS
 from ..operator.naming import op_for_json_name
-from .._graph_body import graph_body
-from .._interpret import CONSTANTS, SUBGRAPH_OP
+from ..graph.body import graph_body
+from ..graph.interpret import CONSTANTS, SUBGRAPH_OP
 from .symbol import Symbol
 
 NEWEST_READ = 20000  # MXNet 2.0.0: the newest JSON whose layout mxjax knows (2.0 writes it as 1.9.1 does)

@@ -12,7 +12,7 @@ from typing import Any, Callable
 from ..base import MXNetError, encode_attr
 from ..subgraph import get_backend, partition
 from ._split import split_v2_method
-from .._interpret import CONSTANTS, node_op
+from ..graph.interpret import CONSTANTS, node_op
 from .symbol import Symbol
 
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .._ir import Entry, Node, topo_order
+from ..graph.ir import Entry, Node, topo_order
 from ..attribute import AttrScope
 from ..base import MXNetTypeError, MXNetValueError
 from ..operator.control_flow import SUBGRAPHS
-from .._graph_body import graph_body
+from ..graph.body import graph_body
 from .symbol import Symbol, _output_name, auto_name, var
 
 __all__ = ["foreach", "while_loop", "cond"]

@@ -35,9 +35,10 @@ from .. import profiler as _profiler
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
 from ..dynamic import SegmentedGraph, has_dynamic_ops
-from .._ndarray import NDArray, _default_class, array
+from .._ndarray import NDArray, array
+from .._invoke import default_class as _default_class
 from ..graph import bulk as _bulk
-from .._interpret import graph_function, node_op
+from ..graph.interpret import graph_function, node_op
 from .memory import MemoryPlan, plan_memory
 
 _GRAD_REQS = ("write", "add", "null")

@@ -14,10 +14,10 @@ import jax
 import numpy as onp
 from jax.extend import core as jex_core
 
-from .._ir import Node
+from ..graph.ir import Node
 from ..base import MXNetError
 from ..operator import OPS, OpDef, register_op
-from .._interpret import CONSTANTS
+from ..graph.interpret import CONSTANTS
 from .symbol import Symbol
 
 __all__ = ["from_jax", "JAX_OP_PREFIX"]

@@ -2,7 +2,7 @@
 
 Forward inference comes from each op's own compute function.  MXNet also infers
 the shapes of parameter inputs (a FullyConnected weight from the data shape and
-``num_hidden``); the few rules for that live in ``_INPUT_RULES`` below.
+``num_hidden``): those ops say how in their ``param_shapes`` rule.
 """
 from __future__ import annotations
 
@@ -12,13 +12,12 @@ import jax
 import numpy as onp
 
 from .. import _config
-from .._ir import Entry, Node, topo_order
+from ..graph.ir import Entry, Node, topo_order
 from ..base import MXNetError, decode_attr, normalize_dtype
 from ..serialization import FLAG_TO_DTYPE  # the type-flag table of FORMATS.md 1.4
 from ..subgraph import subgraph_inputs
-from .._shape_rules import INPUT_RULES as _INPUT_RULES
-from .._shape_rules import is_deferred_creation, resolved_creation_shape
-from .._interpret import CONSTANTS, SUBGRAPH_OP, call_params, node_op
+from ..graph.shape_rules import is_deferred_creation, resolved_creation_shape
+from ..graph.interpret import CONSTANTS, SUBGRAPH_OP, call_params, node_op
 
 Aval = jax.ShapeDtypeStruct
 
@@ -58,10 +57,10 @@ def infer_avals(outputs: list[Entry], shapes: dict[str, Any], dtypes: dict[str, 
             continue
         op = node_op(node)
         ins = [avals[id(n)][i] for n, i in node.inputs]
-        if op.name in _INPUT_RULES:  # 1.x zeros((L*D, 0, H)) feeding it: its rule gives the 0s
+        if op.param_shapes is not None:  # 1.x zeros((L*D, 0, H)) feeding it: its rule gives the 0s
             ins = [None if n is not node and is_deferred_creation(n) else a
                    for (n, _), a in zip(node.inputs, ins)]
-        if any(a is None for a in ins) and op.name in _INPUT_RULES and ins and ins[0] is not None:
+        if any(a is None for a in ins) and op.param_shapes is not None and ins and ins[0] is not None:
             ins = _fill_inputs(node, op, ins, avals)
         if any(a is None for a in ins):
             if not partial:
@@ -95,7 +94,7 @@ class _Incomplete(Exception):
 def _fill_inputs(node: Node, op: Any, ins: list, avals: dict) -> list:
     params = dict(node.params)
     try:
-        rule = _INPUT_RULES[op.name](list(a.shape if a is not None else None for a in ins), params)
+        rule = op.param_shapes(list(a.shape if a is not None else None for a in ins), params)
     except (KeyError, TypeError, IndexError, ZeroDivisionError) as err:
         raise MXNetError(f"infer_shape: cannot infer the parameter shapes of {node.name} ({op.name}) "
                          f"from data shape {ins[0].shape}: {err}") from None

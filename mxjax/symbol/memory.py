@@ -27,11 +27,11 @@ from typing import Any, Iterable
 import jax.numpy as jnp
 import numpy as onp
 
-from .._ir import Entry, topo_order
+from ..graph.ir import Entry, topo_order
 from ..base import MXNetValueError, normalize_dtype
 from ..operator import elemwise, legacy
 from . import infer
-from .._interpret import node_op
+from ..graph.interpret import node_op
 
 __all__ = ["MemoryPlan", "plan_memory", "INPLACE_OPS", "MATCH_RANGE"]
 

@@ -14,21 +14,22 @@ from typing import Any, Callable, Iterator
 import jax
 import numpy as onp
 
-from .. import _ir
+from ..graph import ir
 from .._atomic import atomic_write
 from .. import name as _names
-from .._ir import Entry, Node, copy_graph, topo_order
+from ..graph.ir import Entry, Node, copy_graph, topo_order
 from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
 from ..device import Device, current_device
-from .._ndarray import reset_handler, set_handler
+from .._invoke import reset_handler, set_handler
 from ..operator import OpDef, get_op
 from ..subgraph import get_backend, partition
+from ..subgraph.property import check_backend_options
 from ..serialization import DTYPE_TO_FLAG
 from . import _attrs, infer
 from .executor import Executor, allocate_and_bind
 from ._hints import apply_init_hints
 from ..operator.naming import json_name, scalar_twin
-from .._interpret import CONSTANTS, graph_function, node_op
+from ..graph.interpret import CONSTANTS, graph_function, node_op
 
 __all__ = ["Symbol", "var", "Variable", "Group", "symbol_function"]
 
@@ -219,9 +220,18 @@ class Symbol:
 
     # -- JSON -----------------------------------------------------------------------
     def optimize_for(self, backend: str, args: Any = None, aux: Any = None, ctx: Any = None,
-                     **kwargs: Any) -> "Symbol":
+                     shape_dict: dict | None = None, type_dict: dict | None = None, stype_dict: dict | None = None,
+                     skip_infer: bool = False, **kwargs: Any) -> "Symbol":
         """A copy partitioned by the subgraph properties registered as ``backend``
-        (``mx.subgraph.register_backend``); ``kwargs`` go to the properties."""
+        (``mx.subgraph.register_backend``); ``kwargs`` are the backend's options, and one it does not
+        declare is an MXNetError (see ``SubgraphProperty.accepted_options``).  ``shape_dict`` and
+        ``type_dict`` are checked against the graph by inference first, unless ``skip_infer``."""
+        check_backend_options("Symbol.optimize_for", backend, kwargs)
+        if (shape_dict or type_dict) and not skip_infer:
+            if shape_dict:
+                self.infer_shape_partial(**shape_dict)
+            if type_dict:
+                self.infer_type(**type_dict)
         outputs = self.__deepcopy__({})._outputs
         for prop in get_backend(backend):
             outputs = partition(outputs, prop(**kwargs))
@@ -233,7 +243,7 @@ class Symbol:
         if jax_nodes:
             raise MXNetError(f"tojson: nodes {jax_nodes[:3]} are JAX primitives (from mx.sym.from_jax) whose "
                              "parameters have no MXNet JSON form")
-        return _ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
+        return ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Write ``tojson()`` to ``fname``, replacing any old file only once the new one is complete."""
@@ -427,7 +437,7 @@ class _Builder:
     def invoke(self, op: OpDef, inputs: list, params: dict | None, out_cls: Any) -> Any:
         params = dict(params or {})
         entries, constants = [], []
-        if op.needs_key:  # the executor supplies keys at run time (mxjax._interpret), not the graph
+        if op.needs_key:  # the executor supplies keys at run time (mxjax.graph.interpret), not the graph
             inputs = list(inputs)[1:]
         for slot, x in enumerate(inputs):
             if isinstance(x, Symbol):
@@ -549,4 +559,4 @@ def _operator(name: str, lhs: Any, rhs: Any) -> Symbol:
         return builder.invoke(op, [lhs, rhs], None, None)
 
 
-_ir.set_symbol_class(Symbol)
+ir.set_symbol_class(Symbol)

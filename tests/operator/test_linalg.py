@@ -115,7 +115,7 @@ def test_norm_mxnet_flag_attribute():
     # MXNet's symbol JSON encodes ord='nuc' as flag=2
     x = RNG.standard_normal((3, 4)).astype(onp.float32)
     op = mx.operator.get_op("_npi_norm")
-    got = mx._ndarray.invoke(op, (mx.np.array(x),), op.decode_params({"axis": "(0, 1)", "flag": "2"}),
+    got = mx._invoke.invoke(op, (mx.np.array(x),), op.decode_params({"axis": "(0, 1)", "flag": "2"}),
                             mx.np.ndarray)
     onp.testing.assert_allclose(got.asnumpy(), onp.linalg.norm(x, "nuc"), rtol=1e-5)
 

@@ -117,7 +117,7 @@ def test_known_options_reach_the_backend_with_defaults_filled():
     SEEN.clear()
     net.optimize_for(mx.np.array(x), backend="opts_declared", ops=("FullyConnected",), skip_infer=True)
     assert SEEN[-1]["ops"] == ("FullyConnected",) and SEEN[-1]["tag"] == "fused"
-    assert SEEN[-1]["skip_infer"] is True  # Symbol.optimize_for's own options are never refused
+    assert "skip_infer" not in SEEN[-1]  # Symbol.optimize_for's own option: accepted, not the backend's
     onp.testing.assert_allclose(net(mx.np.array(x)).asnumpy(), _numpy_forward(net, x), rtol=1e-5, atol=1e-6)
 
 
@@ -171,3 +171,32 @@ def test_unregistered_backend_still_named():
     with pytest.raises(mx.MXNetError, match="'opts_missing' is not registered"):
         _net().optimize_for(mx.np.array(_x()), backend="opts_missing", ops=())
     assert set(PARTITION_OPTIONS) == {"shape_dict", "type_dict", "stype_dict", "skip_infer"}
+
+
+def test_symbol_optimize_for_checks_options_and_partitions():
+    data = mx.sym.var("data")
+    out = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=3, name="fc"), act_type="relu")
+    with pytest.raises(mx.MXNetError, match=r"Symbol.optimize_for: backend 'opts_declared' has no option 'tagg'"):
+        out.optimize_for("opts_declared", tagg="x")
+    SEEN.clear()
+    parted = out.optimize_for("opts_declared", tag="mine", shape_dict={"data": (2, 4)})
+    assert SEEN == [{"ops": ("FullyConnected", "Activation"), "tag": "mine"}]  # no partition options
+    tags = [n.attrs.get("tag") for n in parted._nodes() if not n.is_variable]
+    assert tags == ["mine"]  # one group of both ops
+    x = _x()
+    w, b = RNG.normal(size=(3, 4)).astype(onp.float32), RNG.normal(size=3).astype(onp.float32)
+    args = {"data": mx.nd.array(x), "fc_weight": mx.nd.array(w), "fc_bias": mx.nd.array(b)}
+    got = parted.bind(mx.cpu(), args).forward()[0].asnumpy()
+    onp.testing.assert_allclose(got, onp.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_symbol_optimize_for_checks_the_given_shapes():
+    out = mx.sym.FullyConnected(mx.sym.var("data"), mx.sym.var("w", shape=(3, 5)), num_hidden=3, no_bias=True)
+    with pytest.raises(mx.MXNetError):
+        out.optimize_for("opts_declared", shape_dict={"data": (2, 4)})  # 4 inputs, weight says 5
+    out.optimize_for("opts_declared", shape_dict={"data": (2, 4)}, skip_infer=True)  # not checked
+
+
+def test_backend_options_is_exported_by_mx_subgraph():
+    assert subgraph.backend_options("opts_declared") == {"ops": ("FullyConnected", "Activation"), "tag": "fused"}
+    assert subgraph.backend_options("opts_undeclared") is None

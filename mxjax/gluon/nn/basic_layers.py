@@ -5,6 +5,7 @@ from typing import Any, Callable
 
 from ... import numpy as np
 from ... import numpy_extension as npx
+from ...operator import get_op
 from ..block import Block, HybridBlock
 from ..parameter import Parameter
 
@@ -60,10 +61,8 @@ class Dense(HybridBlock):
         self.act = Activation(activation) if activation is not None else None
 
     def infer_shape(self, x: Any, *args: Any) -> None:
-        in_units = 1
-        for d in (x.shape[1:] if self._flatten else x.shape[-1:]):
-            in_units *= d
-        self.weight.shape = (self._units, in_units)
+        rule = get_op("FullyConnected").param_shapes  # the op's own: one rule for graphs and layers
+        self.weight.shape = rule([tuple(x.shape)], {"num_hidden": self._units, "flatten": self._flatten})[1]
 
     def forward(self, x: Any) -> Any:
         out = npx.fully_connected(x, self.weight.data(), self.bias.data() if self.bias is not None else None,

@@ -7,6 +7,7 @@ from typing import Any
 from ... import numpy as np
 from ... import numpy_extension as npx
 from ...base import MXNetValueError
+from ...operator import get_op
 from ..block import HybridBlock
 from ..parameter import Parameter
 from .basic_layers import Activation
@@ -63,11 +64,13 @@ class _Conv(HybridBlock):
         self.act = Activation(activation) if activation is not None else None
 
     def _weight_shape(self, in_channels: int) -> tuple:
-        if self._transpose:
-            first, per_group = in_channels, self._channels // self._groups
-        else:
-            first, per_group = self._channels, (in_channels // self._groups if in_channels else 0)
-        return (first, *self._kernel, per_group) if self._channel_last else (first, per_group, *self._kernel)
+        """The weight's shape by the op's own rule (0s where ``in_channels`` is not known yet)."""
+        spatial = (0,) * self._nspatial
+        data = (0, *spatial, in_channels) if self._channel_last else (0, in_channels, *spatial)
+        op = get_op("Deconvolution" if self._transpose else "Convolution")
+        params = {"kernel": self._kernel, "num_filter": self._channels, "num_group": self._groups,
+                  "layout": self._layout}
+        return op.param_shapes([data], params)[1]
 
     def infer_shape(self, x: Any, *args: Any) -> None:
         _check_rank(self, x, self._nspatial, self._layout)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterable, Iterator
 
-from .base import MXNetError, encode_attr
+from ..base import MXNetError, encode_attr
 
 __all__ = ["Node", "Entry", "topo_order", "variables", "copy_graph", "graph_to_json", "graph_from_json"]
 

@@ -27,7 +27,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
-from .base import MXNetValueError
+from ..base import MXNetValueError
 
 __all__ = ["Programs", "lookup", "store", "set_limits", "stats", "executable_bytes"]
 

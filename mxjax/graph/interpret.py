@@ -1,6 +1,6 @@
 """Graphs as JAX functions: the executor compiles them, inference evaluates them abstractly.
 
-It works on the IR (``_ir``) alone, below ``mxjax.symbol`` (which re-exports it as
+It works on the IR (``graph.ir``) alone, below ``mxjax.symbol`` (which re-exports it as
 ``mxjax.symbol.interpret``), so the layers between -- ``mxjax.dynamic``, npx control
 flow -- can run graphs without importing the symbol layer.
 
@@ -16,12 +16,12 @@ from typing import Any, Callable, Sequence
 
 import jax
 
-from ._ir import Entry, Node, topo_order
-from .base import MXNetError
-from .operator import OpDef
-from .operator.naming import op_for_json_name
-from .subgraph import subgraph_inputs
-from ._shape_rules import consumer_shape, is_deferred_creation, resolved_creation_shape
+from .ir import Entry, Node, topo_order
+from ..base import MXNetError
+from ..operator import OpDef
+from ..operator.naming import op_for_json_name
+from ..subgraph import subgraph_inputs
+from .shape_rules import consumer_shape, is_deferred_creation, resolved_creation_shape
 
 
 # Node parameter holding non-array inputs (Python scalars) as ((slot, value), ...)
@@ -122,7 +122,7 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
     def remake(node: Node, inputs: list) -> None:
         shapes = [tuple(jax.numpy.shape(x)) for x in inputs]
         for slot in deferred[id(node)]:
-            wanted = consumer_shape(node_op(node).name, node.params, slot, shapes)
+            wanted = consumer_shape(node_op(node), node.params, slot, shapes)
             if wanted is not None:
                 source = node.inputs[slot][0]
                 source_op = node_op(source)

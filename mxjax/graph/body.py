@@ -14,11 +14,11 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as onp
 
-from . import _config
-from ._interpret import graph_function
-from ._ir import Entry, variables
-from .base import MXNetError
-from .operator.control_flow import Subgraph
+from .. import _config
+from .interpret import graph_function
+from .ir import Entry, variables
+from ..base import MXNetError
+from ..operator.control_flow import Subgraph
 
 __all__ = ["CONSTANT", "graph_body", "encode_constant", "decode_constant"]
 

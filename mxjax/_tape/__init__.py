@@ -1,0 +1,28 @@
+"""The autograd tape: recorded nodes, their compiled forward-with-VJP, and deferred (fused) nodes.
+
+A node is a pure function of arrays plus JAX's VJP closure from running it.
+Usually the forward runs when the op is recorded.  A node can also be recorded
+*deferred*: its outputs are lazy arrays (shape and dtype known, value not yet
+computed), and ops recorded on lazy arrays are deferred too.  A hybridized block
+called under ``record()`` starts such a region, so the loss computed from its
+outputs stays deferred as well.  Then ``backward`` compiles the whole region
+-- forward, loss and VJP -- into ONE XLA program (cached by the region's
+structure), which is what a hand-written ``jax.jit(value_and_grad(...))`` is.
+Reading a lazy value before ``backward`` (printing the loss, ``asnumpy``) runs
+the deferred nodes one by one as ordinary recorded nodes: same values, just not
+fused.
+
+``nodes`` holds the node types, ``ints`` integer gradients, ``recording`` recording,
+``plan`` the fused program of a region and ``pending`` a backward not run yet.
+"""
+from __future__ import annotations
+
+from .nodes import Leaf, Node, apply_vjp, bounded, clear_caches, differentiable, materialize, seq_of
+from .ints import vjp_of
+from .plan import fused_backward, plan_backward
+from .pending import defer_backward, defer_region_backward, pending_backward_of, region_of
+from .recording import record
+
+__all__ = ["Leaf", "Node", "apply_vjp", "bounded", "clear_caches", "defer_backward", "defer_region_backward",
+           "differentiable", "fused_backward", "materialize", "pending_backward_of", "plan_backward", "record",
+           "region_of", "seq_of", "vjp_of"]

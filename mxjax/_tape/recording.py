@@ -1,0 +1,138 @@
+"""Recording an op on the tape: run now with its VJP, or deferred (lazy outputs) so that a
+region of ops runs later as one program."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import jax
+
+from ..base import MXNetError
+from .._ndarray import NDArray
+from .._invoke import op_error, wrap_outputs
+from .ints import INEXACT, inexact, int_tracked, integer_only
+from .nodes import (LAZY_INPUT, SHAPE_CACHE, Deferred, NamedOp, Node, aval_key, bounded, forward_with_vjp,
+                    shape_entry, unplanned)
+from .plan import Plan
+
+
+def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, name: str,
+           dynamic: bool = False, defer: bool = False, repeat: bool = False) -> Any:
+    """Record ``fn`` on the inputs and return its outputs wrapped.
+
+    The node runs now, unless ``defer`` is set or an input is a lazy output of a
+    deferred node (and ``fn`` has static shapes): then it is deferred too.  With
+    ``repeat`` (an imperative op, whose own programs every structure shares) its
+    region compiles into one program only from the second time its structure is seen.
+    """
+    n = len(inputs)
+    diff, entries, datas, shape_key, lazy, ints = [], [None] * n, list(inputs), [key], False, False
+    for i, x in enumerate(inputs):  # one pass: this runs for every recorded op
+        if isinstance(x, NDArray):
+            data = x._data
+            dtype = data.dtype
+            if out_cls is None:
+                out_cls = type(x)
+            ag = x._ag
+            if ag is not None:
+                if INEXACT.get(dtype) or inexact(dtype):
+                    diff.append(i)
+                    entries[i] = ag
+                elif int_tracked(ag, dtype):
+                    diff.append(i)
+                    entries[i] = ag
+                    ints = True
+            shape_key.append((data.shape, dtype))
+            var = x._var
+            if var is None:
+                datas[i] = data
+            elif unplanned(var):
+                lazy = True
+                datas[i] = LAZY_INPUT
+            else:
+                datas[i] = x.to_jax()
+        else:
+            shape_key.append(aval_key(x))
+    if ints:
+        ints = integer_only(inputs, diff, entries)
+    diff, entries = tuple(diff), tuple(entries)
+    if not dynamic and (defer or lazy):
+        return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas, ints,
+                                repeat and defer)
+    if lazy:  # a dynamic-shape op reads its lazy inputs now
+        datas = [x.to_jax() if d is LAZY_INPUT else d for x, d in zip(inputs, datas)]
+    try:
+        out, vjp = forward_with_vjp(key, fn, diff, dynamic)(*datas)
+    except MXNetError:
+        raise
+    except Exception as err:
+        raise op_error(NamedOp(name), inputs, None, err) from None
+    outs = wrap_outputs(out, out_cls)
+    results = outs if isinstance(outs, tuple) else (outs,)
+    avals = tuple((r._data.shape, r._data.dtype) for r in results)  # for zero cotangents of unused outputs
+    node = Node(key, fn, tuple(inputs), entries, diff, vjp, avals, isinstance(outs, tuple), name,
+                dynamic=dynamic)
+    node.ints = ints
+    for i, r in enumerate(results):
+        r._ag = (node, i)
+    return outs
+
+
+def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str,
+                     diff: tuple, entries: tuple, datas: list, ints: bool = False, repeat: bool = False) -> Any:
+    """A deferred node; ``cache_key`` is ``(key, *input avals)``, ``datas`` the input values with
+    lazy ones marked ``LAZY_INPUT``."""
+    out = SHAPE_CACHE.get(cache_key)
+    if out is None:
+        avals = [jax.ShapeDtypeStruct(x._data.shape, x._data.dtype) if isinstance(x, NDArray) else x
+                 for x in inputs]
+        try:
+            # (a new function each time: JAX would reuse a trace of ``fn`` made under another default dtype)
+            out = jax.eval_shape(lambda *a: fn(*a), *avals)
+        except MXNetError:
+            raise
+        except Exception as err:
+            raise op_error(NamedOp(name), inputs, None, err) from None
+        # the inputs' avals as a program sees them: a Python value is an input like any other
+        sig = tuple(aval if isinstance(x, NDArray) else ("py", type(x).__name__)
+                    for x, aval in zip(inputs, cache_key[1:]))
+        out = bounded(SHAPE_CACHE)[cache_key] = (*shape_entry(out), sig)
+    multi, avals, structs, sig = out
+    held = tuple(_alias(x) if data is LAZY_INPUT else x for x, data in zip(inputs, datas))
+    node = Node(cache_key[0], fn, held, entries, diff, None, avals, multi, name)
+    node.datas = tuple(datas)
+    node.sig = sig
+    node.ints = ints
+    node.repeat = repeat
+    region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
+    for x, data in zip(inputs, datas):
+        if data is LAZY_INPUT:
+            joined = x._var.node.region
+            if joined is None or region not in (None, joined):
+                region = False
+                break
+            region = joined
+    if region is not False:
+        node.region = region = Plan() if region is None else region
+        region.add(node)
+    if multi:
+        results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy _data is read-only
+        for i, r in enumerate(results):
+            r._ag = (node, i)
+            r._var = Deferred(node, i, r)
+        return results
+    result = out_cls._wrap(structs[0])
+    result._ag = (node, 0)
+    result._var = Deferred(node, 0, result)
+    return result
+
+
+def _alias(x: NDArray) -> NDArray:
+    """What a deferred node holds for a lazy input ``x``: another array object with ``x``'s value
+    and graph entry, so that whether anyone else still holds ``x`` stays observable (by weak
+    reference: see :func:`_kept`)."""
+    alias = object.__new__(type(x))
+    alias._data, alias._var, alias._ag, alias._dc = x._data, x._var, x._ag, x._dc
+    x._var.reads += 1
+    return alias
+
+
