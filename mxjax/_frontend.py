@@ -12,7 +12,7 @@ import jax
 import numpy as onp
 
 from .base import MXNetTypeError, normalize_dtype
-from .device import Device
+from .device import Device, current_device, needs_placing
 from ._config import default_float_dtype
 from ._rng import next_key
 from ._ndarray import NDArray
@@ -108,6 +108,8 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
         result = invoke(op, arrays, bound or None, get_cls())
         if device is not None:
             result = place(result, device)
+        elif not any(isinstance(a, NDArray) for a in arrays):  # a creation op: as if device= were given
+            result = place(result)
         if out is not None:
             return store_out(out, result, name)
         return result
@@ -166,8 +168,13 @@ def store_out(out: Any, result: Any, name: str) -> Any:
     return out
 
 
-def place(result: Any, device: Device | str) -> Any:
-    """Move op output(s) onto ``device`` (creation functions' ``ctx=``/``device=``)."""
+def place(result: Any, device: Device | str | None = None) -> Any:
+    """Move op output(s) onto ``device`` (creation functions' ``ctx=``/``device=``); without one,
+    onto the current device where JAX would not put them there (see ``needs_placing``)."""
+    if device is None:
+        device = current_device()
+        if not needs_placing(device):
+            return result
     device = device if isinstance(device, Device) else Device(device)
     if isinstance(result, tuple):
         return tuple(place(r, device) for r in result)

@@ -20,7 +20,7 @@ from ._array_operators import Operators
 from ._invoke import current_handler, default_class, invoke, np_class, settled
 from .base import MXNetError, MXNetTypeError, MXNetValueError, normalize_dtype
 from ._value_reads import check_read
-from .device import Device, current_device
+from .device import Device, current_device, needs_placing
 from .graph import bulk as _bulk
 from .graph.lazy import Lazy
 from .operator import OpDef, get_op
@@ -273,7 +273,8 @@ class NDArray(Operators):
         return other
 
     def to_device(self, device: Device) -> "NDArray":
-        if device == self.device:
+        devices = getattr(self._data, "devices", None)  # (a lazy value has none: it is where it will be)
+        if device == self.device and (devices is None or device.jax_device in devices()):
             return self
         return self.copyto(device)
 
@@ -555,18 +556,17 @@ def array(source: Any, dtype: Any = None, ctx: Device | None = None, cls: type |
             raise MXNetTypeError(f"array: cannot make an array from {type(source).__name__}: {err}") from None
         if host.dtype.kind in "OUSV" and host.dtype != dtype:
             raise MXNetTypeError(f"array: cannot make an array of {host.dtype} values from {type(source).__name__}")
-        explicit = target != _DEFAULT_DEVICE or device is not None  # else uncommitted, like jnp.array's results
+        explicit = device is not None or needs_placing(target)  # else uncommitted, like jnp.array's results
         return cls._wrap(jax.device_put(host, target.jax_device) if explicit else jax.device_put(host))
     try:
         result = jnp.array(data, dtype=dtype, copy=True)
     except (TypeError, ValueError) as err:
         raise MXNetTypeError(f"array: cannot make an array from {type(source).__name__}: {err}") from None
-    if target != _DEFAULT_DEVICE or device is not None:
+    if device is not None or needs_placing(target):
         result = jax.device_put(result, target.jax_device)
     return cls._wrap(result)
 
 
-_DEFAULT_DEVICE = Device("cpu", 0)
 _SWAP_LOCK = threading.Lock()  # guards buffer swaps of in-place writes (held for an assignment only)
 
 

@@ -133,6 +133,25 @@ def current_device() -> Device:
 
 current_context = current_device
 _DEFAULT = Device("cpu", 0)
+_NEEDS_PLACING: dict = {}  # (device, JAX's default-device setting) -> whether new arrays need placing
+
+
+def needs_placing(device: Device) -> bool:
+    """Whether a new array meant for ``device`` must be put there by hand: JAX puts new arrays on
+    its own default device, and that is another one -- on a machine with a GPU, JAX's default is
+    the GPU while MXNet's (and mxjax's) is ``cpu(0)``."""
+    setting = jax.config.jax_default_device
+    key = (device, setting)
+    found = _NEEDS_PLACING.get(key)
+    if found is None:
+        if setting is None:
+            default = jax.devices()[0]
+        elif isinstance(setting, str):
+            default = jax.devices(setting)[0]
+        else:
+            default = setting
+        found = _NEEDS_PLACING[key] = device.jax_device != default
+    return found
 
 
 def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:

@@ -16,7 +16,7 @@ import numpy as onp
 
 from .. import _config, initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
-from ..device import Device, current_device
+from ..device import Device, current_device, needs_placing
 from .._ndarray import NDArray
 from .._invoke import default_class as _default_class
 from ..optimizer import _donation
@@ -111,8 +111,9 @@ class Parameter:
     def _init_now(self, init: Any, device: Device | None, default_init: Any) -> None:
         device = device[0] if isinstance(device, (list, tuple)) else device
         array = _default_class()._wrap(jnp.zeros(self._shape, self.dtype))
-        if device is not None and device != current_device():
-            array = array.to_device(device)
+        target = device if device is not None else current_device()
+        if target != current_device() or needs_placing(target):
+            array = array.to_device(target)
         # as MXNet 2: the parameter's own initializer, else the given one, else the default, rides in
         # the __init__ attribute, which wins over the default initializer's name-based dispatch
         chosen = self.init if self.init is not None else init if init is not None else default_init

@@ -82,7 +82,7 @@ def linspace(start: float, stop: float, num: int, endpoint: bool = True, ctx: An
     """``num`` evenly spaced values from ``start`` to ``stop`` (float32 unless ``dtype``)."""
     params = {"num": int(num), "endpoint": bool(endpoint), "dtype": normalize_dtype(dtype).name}
     result = invoke(get_op("linspace"), (float(start), float(stop)), params, NDArray)
-    return place(result, ctx) if ctx is not None else result
+    return place(result, ctx)
 
 
 def split_v2(ary: NDArray, indices_or_sections: Any, axis: int = 0, squeeze_axis: bool = False) -> Any:

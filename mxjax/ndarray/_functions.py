@@ -51,8 +51,7 @@ def from_numpy(ndarray: onp.ndarray, zero_copy: bool = True) -> NDArray:
 
 def _creation(op: str, params: dict, ctx: Any, out: NDArray | None, name: str) -> NDArray:
     result = invoke(get_op(op), (), params, NDArray)
-    if ctx is not None:
-        result = place(result, ctx)
+    result = place(result, ctx)
     return store_out(out, result, name) if out is not None else result
 
 

@@ -63,7 +63,7 @@ def identity(n: int, dtype: Any = None, *, like: Any = None, ctx: Device | None 
         params["dtype"] = normalize_dtype(dtype).name
     result = invoke(get_op("_npi_identity"), [], params, np_class())
     target = device or ctx
-    return place(result, target) if target is not None else result
+    return place(result, target)
 
 
 @_binds("meshgrid")

@@ -1,0 +1,44 @@
+"""New arrays go where MXNet puts them -- the current device, ``cpu(0)`` by default -- even where
+JAX's default device is another one (a GPU machine: JAX would put them on the GPU).
+
+The case is reproduced on a CPU-only machine with two XLA host devices and JAX's default device
+set to the second one, in a subprocess (the device count is fixed when JAX starts)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent("""
+    import jax
+    jax.config.update("jax_default_device", jax.devices("cpu")[1])  # JAX's default is not cpu(0)
+    import numpy as onp
+    import mxjax as mx
+    from mxjax import gluon, np
+
+    first = jax.devices("cpu")[0]
+
+    def on_first(x):
+        return x.to_jax().devices() == {first}
+
+    assert mx.current_device() == mx.cpu(0)
+    assert on_first(np.array([1.0, 2.0])) and on_first(mx.nd.array([1.0]))
+    assert on_first(np.ones((2, 3))) and on_first(mx.nd.zeros((2,))) and on_first(np.arange(4))
+    assert on_first(np.random.uniform(size=(3,))) and on_first(mx.nd.random.normal(shape=(2,)))
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize(device=mx.cpu())
+    assert on_first(net.weight.data()) and on_first(net.bias.data())
+    x = np.ones((2, 3), device=mx.cpu())
+    y = net(x)
+    assert on_first(y)
+    onp.testing.assert_allclose(y.asnumpy(), x.asnumpy() @ net.weight.data().asnumpy().T, rtol=1e-6)
+    with mx.cpu(1):  # a scope still decides
+        assert np.ones((2,)).to_jax().devices() == {jax.devices("cpu")[1]}
+    print("placed")
+""")
+
+
+def test_new_arrays_go_to_the_current_device_not_jax_default():
+    env = dict(os.environ, XLA_FLAGS=(os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"),
+               JAX_PLATFORMS="cpu")
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=240)
+    assert done.returncode == 0 and "placed" in done.stdout, done.stderr[-3000:]
