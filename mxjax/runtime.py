@@ -6,8 +6,10 @@ this process can actually use, decided as follows:
 
 * ``CUDA``, ``CUDNN``, ``NCCL``: JAX has a CUDA GPU backend (jaxlib's CUDA plugin ships
   cuDNN and uses NCCL for collectives).  ``TPU`` (mxjax only): JAX has TPU devices.
-* ``TENSORRT``, ``CUTENSOR``, ``TVM_OP``, ``JEMALLOC``, ``OPENMP``, ``SSE``, ``ONEDNN``:
+* ``TENSORRT``, ``CUTENSOR``, ``TVM_OP``, ``JEMALLOC``, ``OPENMP``, ``SSE``:
   never (XLA does not use them; its CPU backend runs on its own thread pool and Eigen).
+* ``ONEDNN``: CPU convolutions run on oneDNN (``mxjax._onednn``: the extension was built,
+  loads, and ``MXNET_ONEDNN_ENABLED`` is not 0).
 * ``CPU_SSE`` ... ``CPU_AVX2``, ``F16C``: the host CPU has the instruction set (read from
   ``/proc/cpuinfo``; False where that is unavailable).  XLA compiles for the host CPU.
 * ``BLAS_OPEN``/``BLAS_ATLAS``/``BLAS_MKL``/``BLAS_APPLE``: never (XLA's CPU dot is Eigen).
@@ -33,6 +35,7 @@ from typing import Any
 
 import jax
 
+from . import _onednn
 from .base import check_call
 
 __all__ = ["Feature", "Features", "feature_list", "get_branch", "get_commit_hash", "check_call"]
@@ -42,7 +45,7 @@ _CPU_FLAGS = {  # MXNet feature -> /proc/cpuinfo flag
     "CPU_SSE4_2": "sse4_2", "CPU_SSE4A": "sse4a", "CPU_AVX": "avx", "CPU_AVX2": "avx2",
 }
 _NEVER = ("TENSORRT", "CUTENSOR", "OPENMP", "SSE", "JEMALLOC", "BLAS_OPEN", "BLAS_ATLAS",
-          "BLAS_MKL", "BLAS_APPLE", "ONEDNN", "TVM_OP")
+          "BLAS_MKL", "BLAS_APPLE", "TVM_OP")
 _ORDER = ("CUDA", "CUDNN", "NCCL", "TENSORRT", "CUTENSOR", "CPU_SSE", "CPU_SSE2", "CPU_SSE3",
           "CPU_SSE4_1", "CPU_SSE4_2", "CPU_SSE4A", "CPU_AVX", "CPU_AVX2", "OPENMP", "SSE", "F16C",
           "JEMALLOC", "BLAS_OPEN", "BLAS_ATLAS", "BLAS_MKL", "BLAS_APPLE", "LAPACK", "ONEDNN",
@@ -101,6 +104,7 @@ def _detect() -> dict[str, bool]:
     enabled.update({name: flag in flags for name, flag in _CPU_FLAGS.items()})
     enabled.update(CUDA=cuda, CUDNN=cuda, NCCL=cuda, TPU=_has_platform("tpu"), F16C="f16c" in flags,
                    LAPACK=_importable("scipy"), OPENCV=_importable("cv2"),
+                   ONEDNN=_onednn.enabled() and _onednn.available(),
                    DIST_KVSTORE=_distributed(),
                    INT64_TENSOR_SIZE=True,
                    SIGNAL_HANDLER=faulthandler.is_enabled(),

@@ -45,7 +45,7 @@ def test_honest_flags():
     assert features.is_enabled("INT64_TENSOR_SIZE") is True
     big = mx.np.arange(3, dtype="int64") + (2**40)  # int64 arithmetic, not truncated to 32 bits
     assert big.dtype == onp.int64 and int(big[2]) == 2**40 + 2
-    for never in ("TENSORRT", "TVM_OP", "BLAS_MKL", "JEMALLOC", "ONEDNN"):
+    for never in ("TENSORRT", "TVM_OP", "BLAS_MKL", "JEMALLOC"):
         assert not features.is_enabled(never)
     if os.path.exists("/proc/cpuinfo"):
         with open("/proc/cpuinfo") as f:

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _onednn
 from ..graph.ir import topo_order
 
 __all__ = ["conv_weight_layouts", "relaid_program", "relaid_inputs"]
@@ -27,6 +28,8 @@ def conv_weight_layouts(outputs: Sequence[Any], input_names: Sequence[str], para
     """``{input position: permutation to (*kernel, in, out)}`` for the parameters that are
     used only as the weight of convolutions (and are not outputs themselves)."""
     if jax.default_backend() != "cpu":  # measured on XLA:CPU; other backends pick layouts themselves
+        return {}
+    if _onednn.enabled() and _onednn.available():  # oneDNN reorders weights itself: a relayout is a copy more
         return {}
     uses: dict[str, list] = {}
     for node in topo_order(outputs):

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as onp
 from jax import lax
 
+from .._onednn import ops as onednn_ops
 from .nn_util import (check_choice, check_shape, fail, float_input, from_channel_first, resolve_layout,
                       spatial_tuple, to_channel_first)
 from .registry import defop
@@ -128,6 +129,9 @@ def convolution(data, weight, bias=None, *, kernel: shape = (), stride: shape = 
             fail(op, f"dilated kernel {d * (k - 1) + 1} on spatial axis {i} exceeds the padded input "
                      f"{size + 2 * p} (data {tuple(data.shape)}, pad={pad})")
     x, w = _common_float(op, data, weight)
+    out = onednn_ops.maybe_convolution(x, w, bias, stride, pad, dilate, num_group, channel_last)
+    if out is not None:  # CPU float32/bfloat16 with the oneDNN extension (mxjax/_onednn)
+        return out
     out = lax.conv_general_dilated(x, w, window_strides=stride, padding=[(p, p) for p in pad],
                                    rhs_dilation=dilate, dimension_numbers=_dimension_numbers(layout),
                                    feature_group_count=num_group)
@@ -191,7 +195,9 @@ def deconvolution(data, weight, bias=None, *, kernel: shape = (), stride: shape 
     w = jnp.moveaxis(weight, -1, 1) if channel_last else weight
     pad, adj = deconv_pad_adj(op, x.shape[2:], kernel, stride, dilate, pad, adj, target_shape)
     x, w = _common_float(op, x, w)
-    out = transposed_conv(x, w, stride, dilate, pad, adj, num_group)
+    out = onednn_ops.maybe_deconvolution(x, w, stride, pad, dilate, adj, num_group)
+    if out is None:  # not CPU float32/bfloat16 with the oneDNN extension (mxjax/_onednn)
+        out = transposed_conv(x, w, stride, dilate, pad, adj, num_group)
     for i, size in enumerate(out.shape[2:]):
         if size < 1:
             fail(op, f"pad={pad} leaves no output on spatial axis {i} (data {tuple(data.shape)})")
