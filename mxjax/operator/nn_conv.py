@@ -14,6 +14,7 @@ import numpy as onp
 from jax import lax
 
 from .._onednn import ops as onednn_ops
+from ._max_pool import max_pool
 from .nn_util import (check_choice, check_shape, fail, float_input, from_channel_first, resolve_layout,
                       spatial_tuple, to_channel_first)
 from .registry import defop
@@ -283,7 +284,7 @@ def pooling(data, *, kernel: shape = (), pool_type: str = "max", global_pool: bo
             # XLA:CPU keeps the convolutions around a pooling channel-last; pooling channel-first
             # would make it relayout the activation before and after (resnet's stem)
             last = (1,) + window[2:] + (1,), (1,) + strides[2:] + (1,), ((0, 0),) + padding[2:] + ((0, 0),)
-            out = jnp.moveaxis(lax.reduce_window(jnp.moveaxis(x, 1, -1), init, lax.max, *last), -1, 1)
+            out = jnp.moveaxis(max_pool(jnp.moveaxis(x, 1, -1), init, *last), -1, 1)
         else:
             out = lax.reduce_window(x, init, lax.max, window, strides, padding)
     elif pool_type == "lp":
