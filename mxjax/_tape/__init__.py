@@ -13,7 +13,8 @@ the deferred nodes one by one as ordinary recorded nodes: same values, just not
 fused.
 
 ``nodes`` holds the node types, ``ints`` integer gradients, ``recording`` recording,
-``plan`` the fused program of a region and ``pending`` a backward not run yet.
+``plan`` the fused program of a region, ``pending`` a backward not run yet and ``backward``
+the backward pass itself.
 """
 from __future__ import annotations
 
