@@ -174,7 +174,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=40, help="rounds of the training-loop measurement")
     parser.add_argument("--loop", type=int, default=10, help="steps per round of the training loop")
+    parser.add_argument("--device", default="cpu", help="cpu or gpu(N): where both sides run (default cpu)")
     args = parser.parse_args()
+    kind, _, index = args.device.rstrip(")").partition("(")
+    device = mx.Device(kind, int(index or 0))
+    print(f"device: {device} ({device.jax_device})")
+    with device, jax.default_device(device.jax_device):
+        run_all(args)
+
+
+def run_all(args) -> None:
     rng = onp.random.default_rng(0)
     bench("MLP 784-512-512-10", mlp, rng.normal(size=(128, 784)).astype(onp.float32),
           rng.integers(0, 10, size=128), args.repeat, args.loop)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import jax.numpy as jnp
+import jax
 import numpy as onp
 
 from . import _config, serialization
 from .base import MXNetTypeError
 from ._ndarray import NDArray
+from .device import current_device
 
 __all__ = ["save_params", "load_arrays", "save_npx", "savez"]
 
@@ -60,7 +61,9 @@ def _wrap(value: Any, cls: type) -> Any:
         return None
     if isinstance(value, serialization.SparseRecord):  # mxjax arrays are dense: densify
         value = value.todense()
-    return cls._wrap(jnp.asarray(value))
+    # onto the current device (cpu(0) by default, as MXNet loads them; JAX's default is a GPU
+    # where there is one), in the file's dtype (bfloat16 included)
+    return cls._wrap(jax.device_put(onp.asarray(value), current_device().jax_device))
 
 
 def load_arrays(fname: Any, cls: type, np_cls: type | None = None) -> Any:

@@ -16,7 +16,7 @@ from .device import Device, current_device, needs_placing
 from ._config import default_float_dtype
 from ._rng import next_key
 from ._ndarray import NDArray
-from ._invoke import invoke
+from ._invoke import invoke, invoke_on, tracing_graph
 from .operator import OpDef, get_op
 
 __all__ = ["make_function", "store_out", "place"]
@@ -105,11 +105,10 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
             bound[key] = _param_value(name, op, dtype_params, key, value)
         if op.needs_key:  # random ops draw the next key of the seeded stream
             arrays.insert(0, next_key())
-        result = invoke(op, arrays, bound or None, get_cls())
-        if device is not None:
-            result = place(result, device)
-        elif not any(isinstance(a, NDArray) for a in arrays):  # a creation op: as if device= were given
-            result = place(result)
+        if device is None and not _makes_new(arrays, op.needs_key):
+            result = invoke(op, arrays, bound or None, get_cls())
+        else:
+            result = create(op, arrays, bound or None, get_cls(), device)
         if out is not None:
             return store_out(out, result, name)
         return result
@@ -168,16 +167,36 @@ def store_out(out: Any, result: Any, name: str) -> Any:
     return out
 
 
-def place(result: Any, device: Device | str | None = None) -> Any:
-    """Move op output(s) onto ``device`` (creation functions' ``ctx=``/``device=``); without one,
-    onto the current device where JAX would not put them there (see ``needs_placing``)."""
+def _makes_new(arrays: Sequence[Any], keyed: bool) -> bool:
+    """Whether an op's inputs are Python scalars only (its random key aside): it makes new arrays,
+    which go to the current device rather than where its inputs are."""
+    return all(a is None or type(a) in _SCALARS for a in arrays[1 if keyed else 0:])
+
+
+_SCALARS = (bool, int, float, complex)
+
+
+def create(op: OpDef, inputs: Sequence[Any], params: dict | None, cls: type, device: Any = None) -> Any:
+    """Run ``op``, which makes new arrays, so that they are on ``device`` (``ctx=``/``device=``),
+    or, without one, on the current device -- where JAX would put them elsewhere (JAX's default
+    device is a GPU where there is one; MXNet's is ``cpu(0)``), it is told where."""
     if device is None:
         device = current_device()
         if not needs_placing(device):
-            return result
+            return invoke(op, inputs, params, cls)
+        return invoke_on(device, op, inputs, params, cls)
+    device = device if isinstance(device, Device) else Device(device)
+    return place(invoke_on(device, op, inputs, params, cls), device)
+
+
+def place(result: Any, device: Device | str) -> Any:
+    """Commit op output(s) to ``device`` (creation functions' ``ctx=``/``device=``); values traced
+    into a graph (Symbols, deferred compute) are left as they are."""
     device = device if isinstance(device, Device) else Device(device)
     if isinstance(result, tuple):
         return tuple(place(r, device) for r in result)
+    if not isinstance(result, NDArray) or tracing_graph():
+        return result
     target = device.jax_device
     data = result.to_jax()
     if target not in data.devices():

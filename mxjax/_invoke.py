@@ -122,6 +122,17 @@ def invoke_eager(op: OpDef, inputs: Sequence[Any], params: dict | None = None,
     return run_now(op, inputs, params, out_cls)
 
 
+def invoke_on(device: Any, op: OpDef, inputs: Sequence[Any], params: dict | None = None,
+              out_cls: type | None = None) -> Any:
+    """:func:`invoke` for an op that makes new arrays on ``device`` (an ``mx.Device``): it runs at
+    once with JAX's default device set to that one, so its results are made there.  (Held back
+    for bulk execution, it would run later under whatever device JAX then defaults to.)"""
+    with jax.default_device(device.jax_device):
+        if _profile_hook is not None:
+            return _profile_hook(_dispatch, op, inputs, params, out_cls)
+        return _dispatch(op, inputs, params, out_cls)
+
+
 def _class_of(inputs: Sequence[Any]) -> type:
     for x in inputs:
         if isinstance(x, _array_type):

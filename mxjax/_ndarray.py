@@ -107,11 +107,17 @@ class NDArray(Operators):
 
     @property
     def device(self) -> Device:
-        data = self._data
-        devices = getattr(data, "devices", None)
-        if devices is None:  # a tracer inside jit has no placement
-            return current_device()
-        return Device.from_jax(next(iter(devices())))
+        found = self._where()
+        return current_device() if found is None else Device.from_jax(found)
+
+    def _where(self) -> Any:
+        """The JAX device of the value, without computing it: a value not computed yet knows where
+        it will be; None for a tracer inside the user's jit, which has no placement."""
+        devices = getattr(self._data, "devices", None)
+        if devices is not None:
+            return next(iter(devices()))
+        var = self._var
+        return var.device(self) if isinstance(var, Lazy) else None
 
     ctx = device
     context = device
@@ -273,8 +279,8 @@ class NDArray(Operators):
         return other
 
     def to_device(self, device: Device) -> "NDArray":
-        devices = getattr(self._data, "devices", None)  # (a lazy value has none: it is where it will be)
-        if device == self.device and (devices is None or device.jax_device in devices()):
+        where = self._where()
+        if device == self.device and (where is None or where == device.jax_device):
             return self
         return self.copyto(device)
 

@@ -140,18 +140,22 @@ def needs_placing(device: Device) -> bool:
     """Whether a new array meant for ``device`` must be put there by hand: JAX puts new arrays on
     its own default device, and that is another one -- on a machine with a GPU, JAX's default is
     the GPU while MXNet's (and mxjax's) is ``cpu(0)``."""
-    setting = jax.config.jax_default_device
-    key = (device, setting)
+    key = (device, jax.config.jax_default_device)
     found = _NEEDS_PLACING.get(key)
     if found is None:
-        if setting is None:
-            default = jax.devices()[0]
-        elif isinstance(setting, str):
-            default = jax.devices(setting)[0]
-        else:
-            default = setting
-        found = _NEEDS_PLACING[key] = device.jax_device != default
+        found = _NEEDS_PLACING[key] = device.jax_device != jax_default_device()
     return found
+
+
+def jax_default_device() -> Any:
+    """The JAX device on which JAX puts a new array (its ``jax_default_device`` setting, in effect
+    in this thread, else its first device)."""
+    setting = jax.config.jax_default_device
+    if setting is None:
+        return jax.devices()[0]
+    if isinstance(setting, str):
+        return jax.devices(setting)[0]
+    return setting
 
 
 def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:

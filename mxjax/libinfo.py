@@ -15,14 +15,25 @@ from __future__ import annotations
 import importlib.metadata
 import logging
 import os
+import re
 
 import jaxlib
 
 __all__ = ["find_lib_path", "find_include_path", "find_conf_path", "__version__"]
 
-__version__ = importlib.metadata.version("mxjax")  # mxjax's own version (``mx.__version__`` too)
-
 _HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _own_version() -> str:
+    """The installed distribution's version; from a source tree on ``PYTHONPATH``, pyproject's."""
+    try:
+        return importlib.metadata.version("mxjax")
+    except importlib.metadata.PackageNotFoundError:
+        with open(os.path.join(_HERE, os.pardir, "pyproject.toml"), encoding="utf-8") as f:
+            return re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+
+
+__version__ = _own_version()  # mxjax's own version (``mx.__version__`` too)
 _JAXLIB = os.path.dirname(os.path.abspath(jaxlib.__file__))
 _CORE = "libjax_common"  # jaxlib's shared core: XLA's runtime and compiler
 

@@ -1,9 +1,18 @@
 """Shared test set-up: the tests folder is importable (for ``oracle``), and modes are reset per test."""
+import os
 import pathlib
 import sys
 
-import jax
-import pytest
+# MXJAX_TEST_FOREIGN_DEFAULT=1 runs the suite as on a machine with a GPU, where JAX's default
+# device is not mxjax's cpu(0): two XLA host devices, JAX's default set to the second
+if os.environ.get("MXJAX_TEST_FOREIGN_DEFAULT") == "1":
+    os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"
+
+import jax  # noqa: E402
+
+if os.environ.get("MXJAX_TEST_FOREIGN_DEFAULT") == "1":
+    jax.config.update("jax_default_device", jax.devices("cpu")[1])
+import pytest  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 

@@ -33,6 +33,21 @@ SCRIPT = textwrap.dedent("""
     onp.testing.assert_allclose(y.asnumpy(), x.asnumpy() @ net.weight.data().asnumpy().T, rtol=1e-6)
     with mx.cpu(1):  # a scope still decides
         assert np.ones((2,)).to_jax().devices() == {jax.devices("cpu")[1]}
+        # values not computed yet (bulk execution, autograd) say where they will be, not the scope
+        # (mxjax, as MXNet, numbers every CPU 0: a value on the first one says cpu(0))
+        assert (x * 2).device == mx.cpu(0) and ((x * 2) + 1).device == mx.cpu(0)
+    net.hybridize()
+    x.attach_grad()
+    with mx.autograd.record():
+        out = net(x)
+        loss = (out * out).sum()
+    with mx.cpu(1):
+        assert out.device == mx.cpu(0) and loss.device == mx.cpu(0)
+        label = np.ones((2, 2)).as_in_context(out.context)  # MXNet scripts' idiom
+    loss.backward()
+    with mx.cpu(1):
+        assert x.grad.device == mx.cpu(0)
+    assert on_first(label) and on_first(x.grad) and on_first(out)
     print("placed")
 """)
 

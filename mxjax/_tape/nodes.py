@@ -95,6 +95,13 @@ class Deferred(Lazy):
         """Whether an array outside the tape (the user's, a view) still holds this value."""
         return self.owner() is not None or any(ref() is not None for ref in self.sharers)
 
+    def device(self, array: NDArray) -> Any:
+        """Where the node runs: where its first array input is (computed, or lazy in turn)."""
+        for x in self.node.inputs:
+            if isinstance(x, NDArray):
+                return x.device.jax_device
+        return None
+
     def compute(self, array: NDArray) -> Any:
         if self.node.values is None:
             if self.node.fused is not None:

@@ -54,10 +54,14 @@ def defer_region_backward(region: Plan, head: NDArray, seed: Any) -> bool:
 class _GradLazy(Lazy):
     """The ``_var`` of a gradient buffer written by a backward that has not run yet."""
 
-    __slots__ = ("run", "index")
+    __slots__ = ("run", "index", "where")
 
-    def __init__(self, run: "PendingBackward", index: int) -> None:
-        self.run, self.index = run, index
+    def __init__(self, run: "PendingBackward", index: int, where: Any) -> None:
+        self.run, self.index, self.where = run, index, where
+
+    def device(self, array: NDArray) -> Any:
+        """Where the buffer was: a gradient is made where its variable is."""
+        return self.where
 
     def compute(self, array: NDArray) -> Any:
         self.run.run()
@@ -95,10 +99,13 @@ class PendingBackward:
                 continue
             olds.append(buffer.to_jax() if req == "add" else None)
             leaf.fresh = True
-            data = buffer._data
+            data, where = buffer._data, None
             if type(data) is not jax.ShapeDtypeStruct:  # (still one: a packed gradient never read)
                 buffer._data = struct_of(data.shape, data.dtype)
-            buffer._var = _GradLazy(self, index)
+                where = next(iter(data.devices()))
+            elif isinstance(buffer._var, _GradLazy):
+                where = buffer._var.where
+            buffer._var = _GradLazy(self, index, where)
         if olds.count(None) == len(olds):  # (every argument costs the dispatch a little)
             self.olds = None
         for node in plan.nodes:

@@ -37,6 +37,7 @@ from jax._src.array import ArrayImpl
 from .. import _config
 from . import compile_cache
 from ..base import MXNetError, MXNetValueError
+from ..device import jax_default_device
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "settings", "configure"]
@@ -85,7 +86,7 @@ class Pending(Lazy):
     abstract value ``aval``; ``value`` once the segment ran (``error`` if it failed).  ``owner``
     (and ``sharers``, views made since) are weak references to the arrays holding it."""
 
-    __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers")
+    __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers", "source")
 
     def compute(self, array: Any) -> Any:
         if self.value is None and self.error is None:
@@ -97,6 +98,20 @@ class Pending(Lazy):
     def share(self, array: Any) -> None:
         if self.value is None:
             self.sharers = (self.sharers or ()) + (weakref.ref(array),)
+
+    def device(self, array: Any) -> Any:
+        """Where the value will be: where its op's first array input is (``source``: a leaf's
+        ref, or a handle of the segment), or, for an op that makes new arrays, JAX's default
+        device (such ops are recorded only where that is the current device)."""
+        handle = self
+        while handle.value is None:
+            source = handle.source
+            if source is None:
+                return jax_default_device()
+            if source < 0:
+                return next(iter(self.segment.leaves[-1 - source].devices()))
+            handle = self.segment.handles[source]
+        return next(iter(handle.value.devices()))
 
 
 class Segment:
@@ -235,7 +250,7 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
     input that is traced, on the engine, or of a kind a program cannot take): run it now then.
     The outputs' shapes and dtypes are inferred once per op, parameters and input types."""
     with segment.lock:
-        args, keys = [], [fn]
+        args, keys, source = [], [fn], None
         leaf_refs, leaves = segment.leaf_refs, segment.leaves
         for x in inputs:
             if isinstance(x, _array_type):
@@ -246,6 +261,8 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
                         return None
                 elif type(var) is Pending:
                     if var.segment is segment and var.value is None:
+                        if source is None:
+                            source = var.index
                         args.append(var.index)
                         keys.append(var.aval)
                         continue
@@ -274,6 +291,8 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
             if ref is None:
                 ref = leaf_refs[id(data)] = -1 - len(leaves)
                 leaves.append(data)
+            if source is None:
+                source = ref
             args.append(ref)
             keys.append(data.aval)
         key = tuple(keys)
@@ -285,7 +304,7 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
         outs = []
         for struct, aval in zip(structs, avals):
             handle = new(Pending)  # (inline construction: this runs for every op)
-            handle.segment, handle.index, handle.aval = segment, len(handles), aval
+            handle.segment, handle.index, handle.aval, handle.source = segment, len(handles), aval, source
             handle.value = handle.error = handle.sharers = None
             array = new(out_cls)
             array._data, array._var, array._ag, array._dc = struct, handle, None, None

@@ -24,6 +24,11 @@ class Lazy:
     def compute(self, array: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must say how its value is computed")
 
+    def device(self, array: Any) -> Any:
+        """The JAX device the value will be computed on, without computing it; None if unknown
+        (the array then reports the current device)."""
+        return None
+
     def share(self, array: Any) -> None:
         """``array`` now holds this same lazy value too (a view as another array class).  Kinds
         that compute only the values someone still holds are told here; the others need not."""

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as onp
 
 from .._array_io import load_arrays
-from .._frontend import place, store_out
+from .._frontend import create, store_out
 from .._ndarray import NDArray
 from .._invoke import invoke
 from ..base import MXNetTypeError, MXNetValueError, normalize_dtype
@@ -81,8 +81,7 @@ def linspace(start: float, stop: float, num: int, endpoint: bool = True, ctx: An
              dtype: Any = onp.float32) -> NDArray:
     """``num`` evenly spaced values from ``start`` to ``stop`` (float32 unless ``dtype``)."""
     params = {"num": int(num), "endpoint": bool(endpoint), "dtype": normalize_dtype(dtype).name}
-    result = invoke(get_op("linspace"), (float(start), float(stop)), params, NDArray)
-    return place(result, ctx)
+    return create(get_op("linspace"), (float(start), float(stop)), params, NDArray, ctx)
 
 
 def split_v2(ary: NDArray, indices_or_sections: Any, axis: int = 0, squeeze_axis: bool = False) -> Any:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as onp
 
 from .. import _ndarray as _nd
-from .._frontend import place, store_out
+from .._frontend import create, store_out
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError, normalize_dtype
 from ..device import Device
 from .._ndarray import NDArray
@@ -50,8 +50,7 @@ def from_numpy(ndarray: onp.ndarray, zero_copy: bool = True) -> NDArray:
 
 
 def _creation(op: str, params: dict, ctx: Any, out: NDArray | None, name: str) -> NDArray:
-    result = invoke(get_op(op), (), params, NDArray)
-    result = place(result, ctx)
+    result = create(get_op(op), (), params, NDArray, ctx)
     return store_out(out, result, name) if out is not None else result
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._frontend import place
+from .._frontend import create
 from ..base import normalize_dtype
 from ..device import Device
 from .._invoke import invoke, np_class
@@ -61,9 +61,7 @@ def identity(n: int, dtype: Any = None, *, like: Any = None, ctx: Device | None 
     params: dict[str, Any] = {"shape": (int(n), int(n))}
     if dtype is not None:
         params["dtype"] = normalize_dtype(dtype).name
-    result = invoke(get_op("_npi_identity"), [], params, np_class())
-    target = device or ctx
-    return place(result, target)
+    return create(get_op("_npi_identity"), [], params, np_class(), device or ctx)
 
 
 @_binds("meshgrid")

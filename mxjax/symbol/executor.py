@@ -242,7 +242,9 @@ class Executor:
             if tuple(source.shape) != target.shape:
                 raise MXNetValueError(f"forward: {name!r} has shape {tuple(source.shape)}, "
                                       f"the executor was bound with {target.shape}")
-            target._write(source.astype(target.dtype))
+            where = target._where()  # copied onto the argument's device, as MXNet copies into it
+            source = source.astype(target.dtype)
+            target._write(source if where is None or where in source.devices() else jax.device_put(source, where))
         if self._dynamic:
             return self._forward_segmented(bool(is_train))
         if self._awaiting_backward:  # the last training forward had no backward: fusing wasted work

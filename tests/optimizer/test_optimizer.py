@@ -194,13 +194,16 @@ def test_multi_precision_float16():
 def test_update_all_is_one_compiled_call_and_donates():
     o = opt.SGD(learning_rate=0.1, momentum=0.9)
     weights, grads = _data(5)
-    ws = [jnp.asarray(w) for w in weights]
-    states = [jax.tree.map(lambda x: x.to_jax(), o.create_state(i, mx.np.array(w)), is_leaf=_is_nd)
+    def as_mx(a):  # made as the states are (on cpu(0), also where JAX's own default is a GPU)
+        return mx.np.array(a, dtype=a.dtype).to_jax()
+
+    ws = [as_mx(w) for w in weights]
+    states = [jax.tree.map(lambda x: x.to_jax(), o.create_state(i, mx.np.array(w, dtype=w.dtype)), is_leaf=_is_nd)
               for i, w in enumerate(weights)]
     for step, gs in enumerate(grads, start=1):
         lrs, wds = o.prepare_update([0, 1])
         old = ws + states
-        ws, states = o.update_all(ws, [jnp.asarray(g) for g in gs], states, lrs, wds)
+        ws, states = o.update_all(ws, [as_mx(g) for g in gs], states, lrs, wds)
         assert all(x.is_deleted() for x in old)
         o.lr = 0.1 / (step + 1)  # a new learning rate is an input, not a recompilation
     (fn,) = o._compiled.values()

@@ -163,3 +163,14 @@ def test_bad_arguments_raise_value_errors():
                 event_handlers=[EarlyStoppingHandler(monitor=mx.gluon.metric.Accuracy())])
     with pytest.raises(ValueError, match="log_interval"):
         LoggingHandler(log_interval="batch")
+
+
+def test_an_initialized_network_trains_where_its_parameters_are(monkeypatch):
+    """Without device=, an initialized network keeps its parameters' device (MXNet would take
+    gpu(0) on a machine with a GPU, and fail against parameters on the CPU); a network not
+    initialized yet goes to gpu(0) there, as in MXNet.  The machine's one GPU is simulated."""
+    import importlib
+    monkeypatch.setattr(importlib.import_module("mxjax.gluon.contrib.estimator.estimator"), "num_gpus", lambda: 1)
+    est = _quiet(Estimator(_net(), gluon.loss.SoftmaxCrossEntropyLoss()))
+    assert est.device == [mx.cpu(0)]
+    assert Estimator._check_devices(None) == [mx.gpu(0)]  # what a network not initialized gets

@@ -46,6 +46,10 @@ class Estimator:
         self.val_net = self.net if val_net is None else val_net
         self.logger = logging.Logger(name="Estimator", level=logging.INFO)
         self.logger.addHandler(logging.StreamHandler(sys.stdout))
+        if not device and self._is_initialized():
+            # a network already initialized trains where its parameters are (MXNet would move the
+            # batches to gpu(0) on a machine with a GPU and fail against parameters on the CPU)
+            device = next(iter(self.net.collect_params().values())).list_device()
         self.device = self._check_devices(device)
         self._initialize(initializer)
         self.trainer = self._check_trainer(trainer)
