@@ -52,6 +52,7 @@ class _Entry:
 _sources: "weakref.WeakKeyDictionary[Node, NDArray]" = weakref.WeakKeyDictionary()
 _keys: "weakref.WeakKeyDictionary[Node, Any]" = weakref.WeakKeyDictionary()
 _results: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
+_tupled: "weakref.WeakSet[Node]" = weakref.WeakSet()  # nodes whose op returned a tuple, even of one
 
 
 def _evaluate(target: Node) -> tuple:
@@ -81,6 +82,8 @@ def _evaluate(target: Node) -> tuple:
         if op.needs_key:
             inputs.insert(0, _keys[node])
         out = invoke_eager(op, inputs, params, NDArray)
+        if isinstance(out, tuple):
+            _tupled.add(node)
         outs = out if isinstance(out, tuple) else (out,)
         values.update(((id(node), i), v) for i, v in enumerate(outs))
         pending.append((node, outs))
@@ -127,7 +130,7 @@ class _Recorder:
         out_cls = out_cls or _default_class()
         if op.dynamic_shape:  # the output shape needs the values: compute now
             outs = _evaluate(node)
-            results = wrap_outputs(outs if len(outs) > 1 else outs[0], out_cls)
+            results = wrap_outputs(outs if node in _tupled else outs[0], out_cls)
         else:
             key_aval = [jax.ShapeDtypeStruct((2,), "uint32")] if op.needs_key else []
             results = wrap_outputs(infer_outputs(op, [*key_aval, *avals], clean, inputs), out_cls)

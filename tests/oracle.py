@@ -15,8 +15,16 @@ from mxjax.operator import get_op
 
 def run_op(op: str, arrays: list, **params: Any) -> Any:
     """Invoke a registered op directly (the path legacy front-ends and executors take)."""
-    inputs = [mx.np.array(a) if isinstance(a, onp.ndarray) else a for a in arrays]
+    inputs = [keep(a) if isinstance(a, onp.ndarray) else a for a in arrays]
     return invoke(get_op(op), inputs, params or None, mx.np.ndarray)
+
+
+def keep(a: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``mx.np.array(a)``, a NumPy array keeping its own dtype (``mx.np.array`` makes float64
+    NumPy data float32, as MXNet 2.0 does)."""
+    if dtype is None and isinstance(a, onp.ndarray):
+        dtype = a.dtype
+    return mx.np.array(a, dtype=dtype, **kwargs)
 
 
 def check(got: Any, want: Any, dtype: str = "float32", rtol: float = 1e-5, atol: float = 1e-6) -> None:
@@ -59,7 +67,7 @@ def close(got: Any, want: Any, rtol: float = 1e-7, atol: float = 1e-9) -> None:
 
 def block_run(block: Any, x: Any) -> tuple:
     """(output, input gradient, parameter gradients) of ``sum(out * fixed weights)`` under autograd."""
-    x = mx.np.array(x)
+    x = keep(x) if isinstance(x, onp.ndarray) else mx.np.array(x)
     x.attach_grad()
     with autograd.record():
         out = block(x)

@@ -160,7 +160,7 @@ def test_integer_promotion_follows_mxnet():
     assert (i * 1.5).dtype == onp.float64          # MXNet 2.0 as NumPy (tests/fixtures/dtypes)
     assert (i / 2).dtype == onp.float32
     assert (i + mx.np.array(onp.ones(3, onp.int64))).dtype == onp.int64
-    assert (mx.np.array(onp.ones(3)) + i).dtype == onp.float64   # a real float64 array stays float64
+    assert (mx.np.array(onp.ones(3), dtype="float64") + i).dtype == onp.float64   # float64 stays float64
 
 
 def test_bitwise_and_unary():
@@ -295,3 +295,17 @@ def test_window_indexing_keeps_gradients_and_static_keys_under_hybridize():
     net = Pick()
     net.hybridize()
     onp.testing.assert_allclose(net(mx.np.array(a)).asnumpy(), a[2] + a[-1, 1:3].sum(), rtol=1e-6)
+
+
+def test_np_array_of_numpy_data_follows_mxnet2_dtype_rule():
+    """``mx.np.array`` of float64 NumPy data is float32 (MXNet 2.0's default dtype) unless
+    ``set_np(dtype=True)``; integer and boolean NumPy arrays keep their dtype (see the docstring:
+    MXNet's float32 would lose large integers and turn masks into floats); ``dtype=`` decides."""
+    data = onp.array([0.1, 2.5])
+    assert mx.np.array(data).dtype == onp.float32
+    assert mx.np.array(data, dtype="float64").dtype == onp.float64
+    assert mx.np.array(onp.array([2**25 + 1])).asnumpy()[0] == 2**25 + 1
+    assert mx.np.array(onp.array([True, False])).dtype == onp.bool_
+    assert mx.nd.array(data).dtype == onp.float32
+    mx.npx.set_np(dtype=True)  # (the suite's fixture puts the default back)
+    assert mx.np.array(data).dtype == onp.float64

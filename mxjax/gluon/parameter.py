@@ -11,6 +11,7 @@ import uuid
 import warnings
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as onp
 
@@ -67,7 +68,12 @@ class Parameter:
 
     @property
     def shape(self) -> tuple | None:
-        return self._shape
+        """The shape; a dimension not known yet shows as -1 under NumPy shape semantics (MXNet 2.0's
+        default), as 0 without them (MXNet 1.x)."""
+        if self._shape is None or all(d > 0 for d in self._shape):
+            return self._shape
+        unknown = -1 if _config.is_np_shape() else 0
+        return tuple(d if d > 0 else unknown for d in self._shape)
 
     @shape.setter
     def shape(self, new_shape: Any) -> None:
@@ -195,17 +201,23 @@ class Parameter:
 
     @_config.with_x64
     def set_data(self, data: Any) -> None:
-        """Replace the values (shape must match; a deferred parameter takes the data's shape)."""
+        """Replace the values (shape must match; a deferred parameter takes the data's shape).
+
+        The values are copied, as in MXNet: the caller's array stays its own (an optimizer update
+        hands the parameter's buffer to XLA to reuse, which would delete a shared one)."""
         values = data.to_jax() if isinstance(data, NDArray) else jnp.asarray(data)
         if self._data is None:
             self.shape = tuple(values.shape)
             self._deferred = None
-            self._attach(_default_class()._wrap(jnp.asarray(values, self.dtype)))
+            self._attach(_default_class()._wrap(jnp.array(values, self.dtype, copy=True)))
             return
         if tuple(values.shape) != self._data.shape:
             raise MXNetValueError(f"Parameter {self.name!r}: set_data with shape {tuple(values.shape)}, "
                                   f"expected {self._data.shape}")
-        self._data._set_data(jnp.asarray(values, self._data.dtype))
+        fresh, where = jnp.array(values, self._data.dtype, copy=True), self._data._where()
+        if where is not None and where not in fresh.devices():  # the parameter stays on its device
+            fresh = jax.device_put(fresh, where)
+        self._data._set_data(fresh)
 
     @_config.with_x64
     def zero_grad(self) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 import jax
+import numpy as onp
 
+from .._config import is_np_default_dtype
 from ..base import MXNetTypeError
 from ..device import Device
 from .._ndarray import NDArray, from_jax
@@ -18,8 +20,15 @@ def array(object: Any, dtype: Any = None, device: Device | None = None, ctx: Dev
     """A new ``mx.np.ndarray`` holding a copy of ``object``.
 
     Python lists and scalars get the default dtype (float32, or float64 after
-    ``npx.set_np(dtype=True)``); NumPy and mxjax arrays keep theirs.
+    ``npx.set_np(dtype=True)``).  A float64 NumPy array becomes float32 too, as in MXNet 2.0
+    (data from NumPy, float64 by default, then meets float32 parameters), unless
+    ``set_np(dtype=True)`` is on.  Integer and boolean NumPy arrays keep their dtype: MXNet 2.0
+    makes them float32 as well, which loses integers above 2**24 and turns masks into floats.
+    mxjax and JAX arrays keep theirs.
     """
+    if dtype is None and isinstance(object, onp.ndarray) and object.dtype == onp.float64 \
+            and not is_np_default_dtype():
+        dtype = "float32"
     return _core_array(object, dtype=dtype, device=device or ctx, cls=ndarray)
 
 

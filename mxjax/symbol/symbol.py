@@ -331,6 +331,8 @@ class Symbol:
         """Allocate zero arrays of the inferred shapes and bind them."""
         return allocate_and_bind(self, ctx or current_device(), grad_req, type_dict or {}, shapes)
 
+    _simple_bind = simple_bind  # MXNet 2.0's name
+
     def eval(self, ctx: Device | None = None, **kwargs: Any) -> list:
         """Run the graph once on the given arrays: ``[outputs]``."""
         executor = self.bind(ctx, kwargs, grad_req="null")

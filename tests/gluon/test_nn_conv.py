@@ -131,7 +131,7 @@ def test_conv_transpose_matches_numpy_and_hybrid(layer, kwargs, shape):
 
 def test_conv_deferred_shapes_and_layouts():
     conv = nn.Conv2D(5, 3, groups=1)
-    assert conv.weight.shape == (5, 0, 3, 3)
+    assert conv.weight.shape == (5, -1, 3, 3)
     conv.initialize()
     conv(mx.np.ones((1, 4, 5, 5)))
     assert conv.weight.shape == (5, 4, 3, 3) and conv.bias.shape == (5,)

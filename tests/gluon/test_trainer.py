@@ -191,3 +191,22 @@ def test_symbol_block_round_trips_an_export(tmp_path):
     assert onp.abs(block.collect_params()["0.weight"].grad().asnumpy()).sum() > 0
     with pytest.raises(ValueError, match="expected 1 inputs"):
         block(x, x)
+
+
+def test_set_data_copies_so_training_leaves_the_callers_array_alone():
+    """Parameter.set_data copies, as MXNet does: the fused update reuses the parameter's buffer,
+    which must not be the array the caller still holds."""
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize()
+    w0 = mx.np.ones((2, 3))
+    net.weight.set_data(w0)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    x = mx.np.array([[1.0, 2.0, 3.0]])
+    for _ in range(3):
+        with autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+        trainer.step(1)
+    onp.testing.assert_array_equal(w0.asnumpy(), onp.ones((2, 3), onp.float32))
+    # each step lowers every weight by lr * x (d loss / d w = x for both rows)
+    onp.testing.assert_allclose(net.weight.data().asnumpy(), 1 - 0.3 * onp.array([[1.0, 2.0, 3.0]] * 2), rtol=1e-6)

@@ -201,3 +201,18 @@ def test_shape_computed_from_data_builds_arrays():
     assert np.zeros(shape).shape == want and np.ones(shape).shape == want
     _same(np.full(shape, 3, dtype="int32"), onp.full(want, 3, onp.int32))
     _same(np.reshape(np.arange(12.0), npx.shape_array(x)), onp.arange(12.0, dtype=onp.float32).reshape(3, 4))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_nonzero_of_1d_is_a_tuple_of_one_in_a_block(hybridize):
+    """np.nonzero of a 1-D array is a 1-tuple inside a hybridized block too (it was a bare array)."""
+    class Positive(mx.gluon.HybridBlock):
+        def forward(self, x):
+            return np.nonzero(x > 0)[0] * 2
+
+    block = Positive()
+    if hybridize:
+        block.hybridize()
+    for values in ([3.0, -1.0, 3.0, 2.0], [-1.0, 5.0]):
+        expected = onp.nonzero(onp.array(values) > 0)[0] * 2
+        onp.testing.assert_array_equal(block(np.array(values)).asnumpy(), expected)

@@ -50,15 +50,15 @@ def test_choose_errors():
 
 @pytest.mark.parametrize("x", [F32, I64, I32, onp.abs(F32).astype(onp.float64)], ids=lambda x: str(x.dtype))
 def test_i0_unwrap_trapz_dtypes(x):
-    _same(np.i0(np.array(x)), onp.i0(x), rtol=1e-5)
-    _same(np.unwrap(np.array(x * 3)), onp.unwrap(x * 3), rtol=1e-5, atol=1e-5)
-    _same(np.trapz(np.array(x)), onp.trapezoid(x))
+    _same(np.i0(_keep(x)), onp.i0(x), rtol=1e-5)
+    _same(np.unwrap(_keep(x * 3)), onp.unwrap(x * 3), rtol=1e-5, atol=1e-5)
+    _same(np.trapz(_keep(x)), onp.trapezoid(x))
     if x.ndim == 2:
-        _same(np.unwrap(np.array(x * 3), axis=0, period=4.0), onp.unwrap(x * 3, axis=0, period=4.0),
+        _same(np.unwrap(_keep(x * 3), axis=0, period=4.0), onp.unwrap(x * 3, axis=0, period=4.0),
               atol=1e-5)
-        _same(np.trapz(np.array(x), dx=0.5, axis=0), onp.trapezoid(x, dx=0.5, axis=0))
+        _same(np.trapz(_keep(x), dx=0.5, axis=0), onp.trapezoid(x, dx=0.5, axis=0))
         points = onp.array([0.0, 0.5, 2.0], onp.float32)
-        _same(np.trapz(np.array(x), np.array(points), axis=0), onp.trapezoid(x, points, axis=0))
+        _same(np.trapz(_keep(x), np.array(points), axis=0), onp.trapezoid(x, points, axis=0))
 
 
 def test_i0_unwrap_trapz_errors():
@@ -70,6 +70,11 @@ def test_i0_unwrap_trapz_errors():
         np.trapz(np.array(F32), axis=2)
 
 
+def _keep(a):
+    """``a`` as an mx.np array of its own dtype (``np.array`` makes float64 NumPy data float32)."""
+    return np.array(a, dtype=a.dtype)
+
+
 POLYS = [onp.array([1.0, -2.0, 0.5], onp.float32), onp.array([3, 0, -1, 2], onp.int64),
          onp.array([2, 1], onp.int32), onp.array([0.25, 4.0], onp.float64)]
 
@@ -78,15 +83,15 @@ POLYS = [onp.array([1.0, -2.0, 0.5], onp.float32), onp.array([3, 0, -1, 2], onp.
 @pytest.mark.parametrize("i,j", [(0, 1), (1, 2), (2, 3), (3, 0)])
 def test_poly_arithmetic(name, i, j):
     a, b = POLYS[i], POLYS[j]
-    _same(getattr(np, name)(np.array(a), np.array(b)), getattr(onp, name)(a, b))
+    _same(getattr(np, name)(_keep(a), _keep(b)), getattr(onp, name)(a, b))
 
 
 @pytest.mark.parametrize("p", POLYS, ids=lambda p: str(p.dtype))
 def test_polyint_poly(p):
-    _same(np.polyint(np.array(p)), onp.polyint(p))
-    _same(np.polyint(np.array(p), 2, [1.0, -3.0]), onp.polyint(p, 2, [1.0, -3.0]))
-    _same(np.polyint(np.array(p), m=3, k=2.0), onp.polyint(p, m=3, k=2.0))
-    _same(np.poly(np.array(p)), onp.poly(p), rtol=1e-5, atol=1e-5)
+    _same(np.polyint(_keep(p)), onp.polyint(p))
+    _same(np.polyint(_keep(p), 2, [1.0, -3.0]), onp.polyint(p, 2, [1.0, -3.0]))
+    _same(np.polyint(_keep(p), m=3, k=2.0), onp.polyint(p, m=3, k=2.0))
+    _same(np.poly(_keep(p)), onp.poly(p), rtol=1e-5, atol=1e-5)
 
 
 def test_poly_of_matrix_and_errors():

@@ -84,7 +84,7 @@ CASES = [
 def test_creation_matches_numpy(case):
     _, call, inputs, dtype = case
     want = call(onp, *inputs)
-    got = call(np, *[np.array(x) for x in inputs])
+    got = call(np, *[np.array(x, dtype=x.dtype) for x in inputs])
     check(got, want, dtype, rtol=2e-6 if dtype == F32 else 1e-6)
 
 

@@ -13,6 +13,7 @@ from mxjax import autograd, np, npx
 from mxjax.base import MXNetError, MXNetIndexError, MXNetTypeError, MXNetValueError
 from mxjax.operator import DynamicShapeError, get_op
 from mxjax.operator.naming import op_for_json_name
+from oracle import keep
 
 RNG = onp.random.default_rng(7)
 X = RNG.normal(size=(4, 3))                      # float64 data for gradients
@@ -20,7 +21,7 @@ W = RNG.normal(size=(4, 3))
 
 
 def _i64(values):
-    return np.array(onp.asarray(values, onp.int64))
+    return keep(onp.asarray(values, onp.int64))
 
 
 def _numeric_grad(f, x, eps=1e-6):
@@ -36,11 +37,11 @@ def _numeric_grad(f, x, eps=1e-6):
 
 def _autograd(fn, x):
     """(output, d sum(sin(out) * weights) / dx) through mx.autograd, weights fixed per output shape."""
-    arr = np.array(x)
+    arr = keep(x)
     arr.attach_grad()
     with autograd.record():
         out = fn(arr)
-        weights = np.array(onp.linspace(-1, 2, out.size).reshape(out.shape))
+        weights = keep(onp.linspace(-1, 2, out.size).reshape(out.shape))
         loss = (np.sin(out) * weights).sum()
     loss.backward()
     return out.asnumpy(), arr.grad.asnumpy()
@@ -88,7 +89,7 @@ MASKS = [
 @pytest.mark.parametrize("index,axis", MASKS)
 def test_boolean_mask_against_numpy(index, axis):
     want = onp.compress(index != 0, X, axis=axis)
-    got = npx.boolean_mask(np.array(X), np.array(index), axis=axis)
+    got = npx.boolean_mask(keep(X), keep(index), axis=axis)
     assert isinstance(got, np.ndarray) and got.dtype == onp.float64
     onp.testing.assert_array_equal(got.asnumpy(), want)
     legacy = mx.nd.contrib.boolean_mask(mx.nd.array(X.astype(onp.float32)), mx.nd.array(index), axis=axis)
@@ -100,38 +101,38 @@ def test_boolean_mask_mxnet_example_and_int_data():
     data = mx.nd.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     out = mx.nd.contrib.boolean_mask(data, mx.nd.array([0, 1, 0]))
     onp.testing.assert_array_equal(out.asnumpy(), [[4, 5, 6]])
-    ints = np.array(onp.arange(6, dtype=onp.int32).reshape(3, 2))
-    got = npx.boolean_mask(ints, np.array(onp.array([True, False, True])))
+    ints = keep(onp.arange(6, dtype=onp.int32).reshape(3, 2))
+    got = npx.boolean_mask(ints, keep(onp.array([True, False, True])))
     assert got.dtype == onp.int32
     onp.testing.assert_array_equal(got.asnumpy(), [[0, 1], [4, 5]])
 
 
 @pytest.mark.parametrize("index,axis", [m for m in MASKS if not onp.isnan(m[0].astype(float)).any()])
 def test_boolean_mask_gradient(index, axis):
-    _check_grad(lambda x: npx.boolean_mask(x, np.array(index), axis=axis),
+    _check_grad(lambda x: npx.boolean_mask(x, keep(index), axis=axis),
                 lambda v: onp.compress(index != 0, v, axis=axis))
 
 
 def test_boolean_mask_gradient_is_a_scatter_to_the_selected_rows():
-    x = np.array(X)
+    x = keep(X)
     x.attach_grad()
     head = RNG.normal(size=(2, 3))
     with autograd.record():
-        y = npx.boolean_mask(x, np.array(onp.array([0, 1, 0, 1])))
-    y.backward(np.array(head))
+        y = npx.boolean_mask(x, keep(onp.array([0, 1, 0, 1])))
+    y.backward(keep(head))
     want = onp.zeros_like(X)
     want[[1, 3]] = head
     onp.testing.assert_array_equal(x.grad.asnumpy(), want)
 
 
 @pytest.mark.parametrize("call,error,match", [
-    (lambda: npx.boolean_mask(np.array(X), np.array(onp.ones(3))), MXNetValueError,
+    (lambda: npx.boolean_mask(keep(X), keep(onp.ones(3))), MXNetValueError,
      r"boolean_mask: index of length 3 does not match data of shape \(4, 3\) along axis 0"),
-    (lambda: npx.boolean_mask(np.array(X), np.array(onp.ones(4)), axis=1), MXNetValueError,
+    (lambda: npx.boolean_mask(keep(X), keep(onp.ones(4)), axis=1), MXNetValueError,
      r"boolean_mask: index of length 4 .* axis 1 \(size 3\)"),
-    (lambda: npx.boolean_mask(np.array(X), np.array(onp.ones((4, 1)))), MXNetValueError,
+    (lambda: npx.boolean_mask(keep(X), keep(onp.ones((4, 1)))), MXNetValueError,
      r"boolean_mask: index must be 1-D, got shape \(4, 1\)"),
-    (lambda: npx.boolean_mask(np.array(X), np.array(onp.ones(4)), axis=2), MXNetValueError,
+    (lambda: npx.boolean_mask(keep(X), keep(onp.ones(4)), axis=2), MXNetValueError,
      "boolean_mask: axis 2 is out of bounds"),
     (lambda: mx.nd.contrib.boolean_mask(mx.nd.ones((2, 2)), mx.nd.ones(3)), MXNetValueError,
      "boolean_mask: index of length 3"),
@@ -146,7 +147,7 @@ def test_boolean_mask_bad_input(call, error, match):
 @pytest.mark.parametrize("shape", [[2, 3], [0, 3], [4], [], 5, [1, 2, 1]])
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
 def test_creation_from_a_shape_array(shape, dtype):
-    arr = np.array(onp.asarray(shape, dtype))
+    arr = keep(onp.asarray(shape, dtype))
     want_shape = onp.zeros(onp.asarray(shape, dtype)).shape          # NumPy accepts an int array too
     static = tuple(onp.atleast_1d(onp.asarray(shape)).tolist())
     for name, args, value in (("zeros", (), 0), ("ones", (), 1), ("empty", (), 0), ("full", (2.5,), 2.5)):
@@ -161,9 +162,9 @@ def test_creation_keywords_dtype_and_fill_array():
     assert s.dtype == onp.int64 and s.asnumpy().tolist() == [2, 3]
     got = np.ones(shape=s, dtype="int32")
     assert got.dtype == onp.int32 and got.shape == (2, 3)
-    got = np.full(s, np.array(onp.int32(7)))
+    got = np.full(s, keep(onp.int32(7)))
     assert got.dtype == onp.int32 and (got.asnumpy() == 7).all()
-    got = np.full(s, fill_value=np.array([1.0, 2.0, 3.0]))           # the fill broadcasts
+    got = np.full(s, fill_value=keep([1.0, 2.0, 3.0]))           # the fill broadcasts
     onp.testing.assert_array_equal(got.asnumpy(), onp.full((2, 3), [1.0, 2.0, 3.0]))
 
 
@@ -171,8 +172,8 @@ def test_creation_keywords_dtype_and_fill_array():
 def test_reshape_by_shape_array(spec):
     a = onp.arange(12.0).reshape(4, 3)
     want = onp.reshape(a, spec)
-    for got in (np.reshape(np.array(a), _i64(spec)), np.array(a).reshape(_i64(spec)),
-                npx.reshape(np.array(a), _i64(spec)), npx.reshape(np.array(a), newshape=_i64(spec))):
+    for got in (np.reshape(keep(a), _i64(spec)), keep(a).reshape(_i64(spec)),
+                npx.reshape(keep(a), _i64(spec)), npx.reshape(keep(a), newshape=_i64(spec))):
         assert got.shape == want.shape
         onp.testing.assert_array_equal(got.asnumpy(), want)
 
@@ -187,9 +188,9 @@ def test_npx_reshape_codes_by_shape_array():
 @pytest.mark.parametrize("src,spec", [((3,), [2, 3]), ((4, 1), [2, 4, 5]), ((), [0, 2]), ((2, 3), [2, 3])])
 def test_broadcast_to_by_shape_array(src, spec):
     a = RNG.normal(size=src)
-    got = np.broadcast_to(np.array(a), _i64(spec))
+    got = np.broadcast_to(keep(a), _i64(spec))
     onp.testing.assert_array_equal(got.asnumpy(), onp.broadcast_to(a, spec))
-    got = np.broadcast_to(np.array(a), shape=_i64(spec))
+    got = np.broadcast_to(keep(a), shape=_i64(spec))
     assert got.shape == tuple(spec)
 
 
@@ -198,25 +199,25 @@ def test_gradients_through_shape_arrays():
     _check_grad(lambda x: np.reshape(x, _i64([2, -1])), lambda v: v.reshape(2, -1))
     _check_grad(lambda x: np.broadcast_to(x, _i64([2, 4, 3])), lambda v: onp.broadcast_to(v, (2, 4, 3)))
     _check_grad(lambda x: np.broadcast_to(x[:1], _i64([5, 3])), lambda v: onp.broadcast_to(v[:1], (5, 3)))
-    fill = np.array(1.5)
+    fill = keep(1.5)
     fill.attach_grad()
     with autograd.record():
-        out = np.full(_i64([2, 3]), fill) * np.array(W[:2])
+        out = np.full(_i64([2, 3]), fill) * keep(W[:2])
     out.backward()
     onp.testing.assert_allclose(fill.grad.asnumpy(), W[:2].sum())
 
 
 @pytest.mark.parametrize("call,error,match", [
-    (lambda: np.zeros(np.array(onp.array([2.0, 3.0]))), MXNetTypeError,
+    (lambda: np.zeros(keep(onp.array([2.0, 3.0]))), MXNetTypeError,
      "zeros: a shape array must have an integer dtype, got float64"),
-    (lambda: np.ones(np.array(onp.array([True]))), MXNetTypeError, "ones: a shape array must have an integer"),
+    (lambda: np.ones(keep(onp.array([True]))), MXNetTypeError, "ones: a shape array must have an integer"),
     (lambda: np.full(_i64([2, -3]), 1.0), MXNetValueError,
      r"full: negative dimensions are not allowed, got shape array \[2, -3\]"),
     (lambda: np.zeros(_i64([[2, 3]])), MXNetValueError, r"zeros: a shape array must be 0-D or 1-D.*\(1, 2\)"),
     (lambda: np.broadcast_to(np.ones(3), _i64([-1, 3])), MXNetValueError, "broadcast_to: negative dimensions"),
     (lambda: np.broadcast_to(np.ones((2, 3)), _i64([3, 3])), MXNetValueError,
      r"broadcast_to: cannot broadcast an array of shape \(2, 3\) to shape \(3, 3\)"),
-    (lambda: np.reshape(np.ones(6), np.array(onp.array([2.0, 3.0]))), MXNetTypeError,
+    (lambda: np.reshape(np.ones(6), keep(onp.array([2.0, 3.0]))), MXNetTypeError,
      "reshape: a shape array must have an integer dtype"),
     (lambda: np.reshape(np.ones(6), _i64([4, -1])), MXNetValueError, r"cannot reshape array of shape \(6,\)"),
     (lambda: np.reshape(np.ones(6), _i64([-7, 6])), MXNetValueError, "invalid shape code -7"),
@@ -293,7 +294,7 @@ def _ops(sym):
 
 
 def test_deferred_compute_runs_dynamic_ops_at_once_and_records_them():
-    a = np.array(X)
+    a = keep(X)
     with dc.context():
         dc.set_variable(a, mx.sym.var("a"))
         rows = a[:, 0] > 0
@@ -320,7 +321,7 @@ def test_deferred_compute_runs_dynamic_ops_at_once_and_records_them():
 
 
 def test_deferred_compute_records_the_numpy_dynamic_ops():
-    a = np.array(X)
+    a = keep(X)
     with dc.context():
         dc.set_variable(a, mx.sym.var("a"))
         positive = a > 0
@@ -336,7 +337,7 @@ def test_deferred_compute_records_the_numpy_dynamic_ops():
 
 
 def test_deferred_compute_keeps_a_getitem_mask_as_a_graph_input():
-    a = np.array(X)
+    a = keep(X)
     with dc.context():
         dc.set_variable(a, mx.sym.var("a"))
         picked = a[a > 0]

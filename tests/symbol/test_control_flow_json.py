@@ -256,7 +256,8 @@ def test_reads_mxnet_foreach_with_permuted_locations():
                       "in_state_locs": "(0,)", "remain_locs": "(1,)"}}
     graph = {**_graph([_var("xs"), _var("h0"), _var("weight"), node], [3]), "heads": [[3, 0, 0], [3, 1, 0]]}
     xs, h0, w = RNG.normal(size=(4, 2)), RNG.normal(size=2), RNG.normal(size=2)
-    outs, final = mx.sym.load_json(json.dumps(graph)).eval(xs=np.array(xs), h0=np.array(h0), weight=np.array(w))
+    feed = {name: np.array(v, dtype=v.dtype) for name, v in (("xs", xs), ("h0", h0), ("weight", w))}
+    outs, final = mx.sym.load_json(json.dumps(graph)).eval(**feed)
     h, rows = h0, []
     for x in xs:
         rows.append(h + w * x)

@@ -378,3 +378,13 @@ def test_to_jaxpr_of_a_group_from_concrete_arrays():
     assert len(result) == 4
     for got, want in zip(result, _jnp_group(X, W, BIAS)):
         _close(onp.asarray(got), onp.asarray(want))
+
+
+def test_mxnet2_underscore_bind_names():
+    """MXNet 2.0 names them ``_bind`` and ``_simple_bind``; both work beside the 1.x names."""
+    a = mx.sym.var("a")
+    out = (a * 2 + 1)._simple_bind(mx.cpu(), a=(3,))
+    out.arg_dict["a"][:] = mx.np.array([1.0, 2.0, 3.0])
+    onp.testing.assert_allclose(out.forward()[0].asnumpy(), [3.0, 5.0, 7.0])
+    bound = (a * 2)._bind(mx.cpu(), {"a": mx.nd.array([1.0, 4.0])})
+    onp.testing.assert_allclose(bound.forward()[0].asnumpy(), [2.0, 8.0])

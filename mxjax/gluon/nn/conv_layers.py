@@ -94,8 +94,9 @@ class _Conv(HybridBlock):
 
     def __repr__(self) -> str:
         shape = self.weight.shape
-        cin = shape[0] if self._transpose else shape[-1 if self._channel_last else 1] * self._groups
-        return (f"{type(self).__name__}({cin if cin else None} -> {self._channels}, kernel_size={self._kernel}, "
+        cin = shape[0] if self._transpose else shape[-1 if self._channel_last else 1]
+        cin = (cin if self._transpose else cin * self._groups) if cin > 0 else (cin or None)  # (-1: not known)
+        return (f"{type(self).__name__}({cin} -> {self._channels}, kernel_size={self._kernel}, "
                 f"stride={self._strides})")
 
 

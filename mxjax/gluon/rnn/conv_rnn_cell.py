@@ -149,7 +149,8 @@ class _ConvRecurrentCell(HybridRecurrentCell):
         channel_pos = dims if self._channel_last else 0
         weight_channels = self.i2h_weight.shape[-1 if self._channel_last else 1]
         wanted = list(self._input_shape)
-        wanted[channel_pos] = weight_channels or wanted[channel_pos]
+        if weight_channels > 0:  # (-1 or 0 while not known)
+            wanted[channel_pos] = weight_channels
         if any(w and w != g for w, g in zip(wanted, got)):
             raise MXNetValueError(f"{cell}: expected input of shape (batch_size, {', '.join(map(str, wanted))}) "
                                   f"({self._conv_layout}, 0 = any size) from input_shape={self._input_shape}, "

@@ -226,9 +226,10 @@ class _GatedCell(HybridRecurrentCell):
             self.i2h_weight.shape = (rows, self._out_size() * (2 if is_bidirect else 1))
 
     def _check(self, inputs: Any, states: list) -> None:
-        expected = self.i2h_weight.shape[1]
-        if inputs.ndim != 2 or (expected and inputs.shape[1] != expected):
-            raise MXNetValueError(f"{type(self).__name__}: expected input of shape (batch_size, {expected or '?'}), "
+        expected = self.i2h_weight.shape[1]  # (-1 or 0 while not known)
+        if inputs.ndim != 2 or (expected > 0 and inputs.shape[1] != expected):
+            raise MXNetValueError(f"{type(self).__name__}: expected input of shape (batch_size, "
+                                  f"{expected if expected > 0 else '?'}), "
                                   f"got {tuple(inputs.shape)}")
         infos = self.state_info(inputs.shape[0])
         if len(states) != len(infos) or any(tuple(s.shape) != i["shape"] for s, i in zip(states, infos)):

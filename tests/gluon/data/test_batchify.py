@@ -99,7 +99,7 @@ def test_append():
     _check(out[1], [[4, 5]], 'float32')
     out = batchify.Append(expand=False)([np.array([1, 2, 3]), np.array([4.0, 5.0])])
     _check(out[0], [1, 2, 3], 'int64')
-    _check(out[1], [4.0, 5.0], 'float64')
+    _check(out[1], [4.0, 5.0], 'float32')  # float64 NumPy data becomes float32, as mx.np.array makes it
     x = mx.np.ones((2, 3))
     out = batchify.Append(batch_axis=1, use_shared_mem=True)([x, mx.np.zeros((2, 2))])
     _check(out[0], np.ones((2, 1, 3)), 'float32')

@@ -372,7 +372,7 @@ def test_kernels_as_lists_and_numpy_ints():
 def test_deferred_input_channels(hybridize):
     # input_shape with 0 channels: inferred on the first call (MXNet 2.0.0b1 raises DeferredInitializationError)
     cell = rnn.Conv1DGRUCell((0, 5), 2, 3, 3, conv_layout="NCW")
-    assert cell.i2h_weight.shape == (6, 0, 3) and repr(cell) == "Conv1DGRUCell(None -> 6, tanh, NCW)"
+    assert cell.i2h_weight.shape == (6, -1, 3) and repr(cell) == "Conv1DGRUCell(-1 -> 6, tanh, NCW)"
     cell.initialize(mx.init.One())
     if hybridize:
         cell.hybridize()
