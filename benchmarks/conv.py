@@ -3,6 +3,9 @@
 ``--model cnn`` (default; batch 64 of 1x28x28): conv3x3x32-relu-maxpool2-conv3x3x64-relu-maxpool2-
 dense128-dense10, softmax cross-entropy, SGD.  ``--model resnet18``: resnet18_v1, 10 classes,
 batch 8 of 3x112x112.  A hybridized Gluon block; the step is record / backward / trainer.step.
+``--model resnet18-infer``: resnet18_v1 (1000 classes) forward only, batch 32 of 3x224x224
+(``--batch`` smaller to shorten it; its default 2 rounds take about 3 minutes on 2 shared cores,
+``--rounds 3`` about 4).
 ``MXNET_ONEDNN_ENABLED`` is read once per process, so each variant runs in a child process of
 this run (``--child``), the variants alternating over ``--rounds`` rounds; the figure per
 variant is the median over its rounds.  Goal: the training step >= 4x faster with oneDNN.
@@ -28,15 +31,18 @@ MXNET_STEP = r"""
 import json, sys, time, numpy as onp, mxnet as mx
 from mxnet import autograd, gluon
 from mxnet.gluon import nn
-model, steps, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+model, steps, warm, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 if model == "cnn":
     net = nn.HybridSequential()
     net.add(nn.Conv2D(32, 3, activation="relu"), nn.MaxPool2D(2), nn.Conv2D(64, 3, activation="relu"),
             nn.MaxPool2D(2), nn.Dense(128, activation="relu"), nn.Dense(10))
     shape = (64, 1, 28, 28)
-else:
+elif model == "resnet18":
     net = gluon.model_zoo.vision.resnet18_v1(classes=10)
     shape = (8, 3, 112, 112)
+else:
+    net = gluon.model_zoo.vision.resnet18_v1()
+    shape = (batch, 3, 224, 224)
 net.initialize(mx.init.Xavier()); net.hybridize(static_alloc=True, static_shape=True)
 rng = onp.random.default_rng(0)
 x = mx.nd.array(rng.normal(size=shape).astype("float32"))
@@ -54,23 +60,26 @@ def infer(n):
         out = net(x)
     mx.nd.waitall()
 res = {}
-for key, run in (("ms", train), ("infer_ms", infer)):
+for key, run in (("ms", train), ("infer_ms", infer))[model == "resnet18-infer":]:
     run(warm); t = time.perf_counter(); run(steps)
     res[key] = (time.perf_counter() - t) / steps * 1e3
 print(json.dumps(res))
 """
 
-def network(nn, gluon, model: str):
+def network(nn, gluon, model: str, batch: int):
     """The benchmark's network and its input shape."""
     if model == "cnn":
         net = nn.HybridSequential()
         net.add(nn.Conv2D(32, 3, activation="relu"), nn.MaxPool2D(2), nn.Conv2D(64, 3, activation="relu"),
                 nn.MaxPool2D(2), nn.Dense(128, activation="relu"), nn.Dense(10))
         return net, (64, 1, 28, 28)
-    return gluon.model_zoo.vision.resnet18_v1(classes=10), (8, 3, 112, 112)
+    if model == "resnet18":
+        return gluon.model_zoo.vision.resnet18_v1(classes=10), (8, 3, 112, 112)
+    return gluon.model_zoo.vision.resnet18_v1(), (batch, 3, 224, 224)
 
 
-def child(model: str, steps: int, warm: int, layout_any: int | None, memory_last: int | None) -> None:
+def child(model: str, steps: int, warm: int, batch: int, layout_any: int | None, memory_last: int | None,
+          infer_xla_channels: int | None) -> None:
     """Time the hybridized mxjax training step and forward pass in this process; print JSON."""
     import mxjax as mx
     from mxjax import autograd, gluon
@@ -81,9 +90,11 @@ def child(model: str, steps: int, warm: int, layout_any: int | None, memory_last
         library().mxjax_onednn_set_layout_any(layout_any)
     if memory_last is not None:
         ops.MEMORY_LAST = bool(memory_last)
+    if infer_xla_channels is not None:
+        ops.INFER_XLA_MAX_CHANNELS = infer_xla_channels
 
     mx.random.seed(0)
-    net, shape = network(nn, gluon, model)
+    net, shape = network(nn, gluon, model, batch)
     net.initialize(mx.init.Xavier())
     net.hybridize()
     rng = onp.random.default_rng(0)
@@ -108,12 +119,13 @@ def child(model: str, steps: int, warm: int, layout_any: int | None, memory_last
         out.wait_to_read()
 
     res = {}
-    for key, run in (("ms", train), ("infer_ms", infer)):
+    for key, run in (("ms", train), ("infer_ms", infer))[model == "resnet18-infer":]:
         run(warm)
         t = time.perf_counter()
         run(steps)
         res[key] = (time.perf_counter() - t) / steps * 1e3
-    print(json.dumps({**res, "onednn_traces": ops.stats["onednn"], "lax_traces": ops.stats["lax"]}))
+    print(json.dumps({**res, "onednn_traces": ops.stats["onednn"], "lax_traces": ops.stats["lax"],
+                      "infer_xla_traces": ops.stats["onednn_infer_xla"]}))
 
 
 def designs(steps: int) -> None:
@@ -128,11 +140,12 @@ def designs(steps: int) -> None:
 
     from mxjax._onednn import library, ops
 
+    ops.INFER_XLA_MAX_CHANNELS = 0  # 32 channels would send the FFI way's inference to XLA's convolution
     rng = onp.random.default_rng(0)
     x = jnp.asarray(rng.standard_normal((64, 32, 13, 13)), jnp.float32)
     w = jnp.asarray(rng.standard_normal((64, 32, 3, 3)), jnp.float32)
     out = jax.ShapeDtypeStruct((64, 64, 11, 11), jnp.float32)
-    flat = (0, 0, 2, 0, 0, 1, 0, 64, 32, 64, 13, 13, 3, 3, 11, 11, 1, 1, 0, 0, 1, 1)
+    flat = (0, 0, 2, 0, 0, 1, 0, 64, 32, 64, 0, 13, 13, 3, 3, 11, 11, 1, 1, 0, 0, 1, 1)
     c_flat = (ctypes.c_int64 * len(flat))(*flat)
 
     def host(xh, wh):
@@ -226,33 +239,44 @@ def spawn(cmd: list, env: dict) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=40, help="timed steps per round")
-    parser.add_argument("--warm", type=int, default=5, help="untimed steps first (trace, compile)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds; each runs every variant once")
+    parser.add_argument("--steps", type=int, help="timed steps per round (default 40; resnet18-infer 3)")
+    parser.add_argument("--warm", type=int, help="untimed steps first: trace, compile (default 5; resnet18-infer 1)")
+    parser.add_argument("--batch", type=int, default=32, help="resnet18-infer's batch (smaller: shorter run)")
+    parser.add_argument("--rounds", type=int, help="rounds; each runs every variant once (default 3; resnet18-infer 2)")
     parser.add_argument("--mxnet", default=os.environ.get("MXNET191_PYTHON"),
                         help="a Python with MXNet installed, to time the same step there (optional)")
-    parser.add_argument("--model", choices=("cnn", "resnet18"), default="cnn",
-                        help="cnn: the step above; resnet18: resnet18_v1 (10 classes), batch 8 of 3x112x112")
+    parser.add_argument("--model", choices=("cnn", "resnet18", "resnet18-infer"), default="cnn",
+                        help="cnn: the step above; resnet18: resnet18_v1 (10 classes), batch 8 of 3x112x112; "
+                             "resnet18-infer: resnet18_v1 forward only, batch --batch of 3x224x224")
     parser.add_argument("--designs", action="store_true",
                         help="instead: one convolution through XLA, the FFI, pure_callback and im2col")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--layout-any", type=int, help="oneDNN picks layouts of: 0 nothing, 1 weights, 2 all")
     parser.add_argument("--memory-last", type=int, help="1: activations stored channel-last for oneDNN")
+    parser.add_argument("--infer-xla-channels", type=int,
+                        help="inference on XLA up to this many input channels (mxjax/_onednn/ops.py's rule)")
     args = parser.parse_args()
+    heavy = args.model == "resnet18-infer"
+    args.steps = args.steps if args.steps is not None else 3 if heavy else 40
+    args.warm = args.warm if args.warm is not None else 1 if heavy else 5
+    args.rounds = args.rounds if args.rounds is not None else 2 if heavy else 3
     if args.designs:
         designs(args.steps)
         breakdown(args.steps)
         return
     if args.child:
-        child(args.model, args.steps, args.warm, args.layout_any, args.memory_last)
+        child(args.model, args.steps, args.warm, args.batch, args.layout_any, args.memory_last,
+              args.infer_xla_channels)
         return
     me = [sys.executable, os.path.abspath(__file__), "--child", "--model", args.model, "--steps", str(args.steps),
-          "--warm", str(args.warm)]
+          "--warm", str(args.warm), "--batch", str(args.batch)]
+    if args.infer_xla_channels is not None:
+        me += ["--infer-xla-channels", str(args.infer_xla_channels)]
     variants = {"mxjax hybridized, oneDNN": (me, {"MXNET_ONEDNN_ENABLED": "1"}),
                 "mxjax hybridized, XLA native (MXNET_ONEDNN_ENABLED=0)": (me, {"MXNET_ONEDNN_ENABLED": "0"})}
     if args.mxnet and os.path.exists(args.mxnet):
         variants["MXNet (" + args.mxnet + ")"] = ([args.mxnet, "-c", MXNET_STEP, args.model, str(args.steps),
-                                                    str(args.warm)], {})
+                                                    str(args.warm), str(args.batch)], {})
     times: dict = {label: {"ms": [], "infer_ms": []} for label in variants}
     info: dict = {}
     for _ in range(args.rounds):
@@ -263,14 +287,18 @@ def main() -> None:
                 print(f"{label}: {err}")
                 continue
             for key in ("ms", "infer_ms"):
-                times[label][key].append(res[key])
+                if key in res:
+                    times[label][key].append(res[key])
             info[label] = res
-    what = "CNN, batch 64 of 1x28x28" if args.model == "cnn" else "resnet18_v1, batch 8 of 3x112x112"
+    what = {"cnn": "CNN, batch 64 of 1x28x28", "resnet18": "resnet18_v1, batch 8 of 3x112x112",
+            "resnet18-infer": f"resnet18_v1, batch {args.batch} of 3x224x224"}[args.model]
     print(f"{what}, CPU ({len(os.sched_getaffinity(0))} cores); median over {args.rounds} rounds of "
           f"{args.steps} steps")
     native = "mxjax hybridized, XLA native (MXNET_ONEDNN_ENABLED=0)"
     ratios = {}
-    for key, title in (("ms", "training step (record, backward, trainer.step)"), ("infer_ms", "forward only")):
+    shown = [(key, title) for key, title in (("ms", "training step (record, backward, trainer.step)"),
+                                             ("infer_ms", "forward only")) if any(ts[key] for ts in times.values())]
+    for key, title in shown:
         print(f"  {title}")
         base = float(onp.median(times[native][key])) if times[native][key] else onp.nan
         for label, ts in times.items():
@@ -278,8 +306,9 @@ def main() -> None:
                 continue
             med = float(onp.median(ts[key]))
             extra = info[label]
-            paths = (f"  [convolutions traced: oneDNN {extra['onednn_traces']}, XLA {extra['lax_traces']}]"
-                     if "onednn_traces" in extra and key == "ms" else "")
+            paths = (f"  [convolutions traced: oneDNN {extra['onednn_traces']} (inference on XLA: "
+                     f"{extra['infer_xla_traces']}), XLA {extra['lax_traces']}]"
+                     if "onednn_traces" in extra and key == shown[0][0] else "")
             print(f"    {label:<56} {med:8.2f} ms  {base / med:5.2f}x vs XLA native{paths}")
             if label == "mxjax hybridized, oneDNN":
                 ratios[key] = base / med

@@ -36,6 +36,7 @@ ENV_VARS = {
     "MXNET_OPTIMIZER_AGGREGATION_SIZE": "parameters updated together by an optimizer (4)",
     "MXNET_UPDATE_ON_KVSTORE": "Trainer updates on the kvstore (1) or locally (0)",
     "MXNET_ONEDNN_ENABLED": "use the oneDNN CPU kernels where mxjax has them (1, default) or not (0)",
+    "MXNET_ONEDNN_CACHE_NUM": "oneDNN convolution plans kept (least recently used dropped; default 1024, <= 0 unbounded)",
     "MXNET_HOME": "data directory (datasets, model zoo)",
     "MXNET_GLUON_REPO": "mirror that datasets and pretrained models download from",
     "MXNET_LIBRARY_PATH": "libinfo.find_lib_path override",

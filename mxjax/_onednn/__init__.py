@@ -8,6 +8,10 @@ in ``load_error()``, and mxjax keeps XLA's own convolution.
 
 ``MXNET_ONEDNN_ENABLED=0`` turns the oneDNN path off.  Like MXNet, which reads it once,
 mxjax reads it at the first convolution traced in the process (``enabled()``).
+
+The extension keeps one oneDNN plan per convolution configuration in a least-recently-used
+cache of ``PLAN_CACHE_SIZE`` plans; ``MXNET_ONEDNN_CACHE_NUM`` (MXNet's name for its oneDNN
+cache bound), read when the extension loads, sets another bound (0 or less: unbounded).
 """
 from __future__ import annotations
 
@@ -15,9 +19,11 @@ import ctypes
 import glob
 import os
 import threading
+import warnings
 from importlib import metadata
 
-__all__ = ["available", "enabled", "load_error", "library", "TARGETS", "ONEDNN_DIST"]
+__all__ = ["available", "enabled", "load_error", "library", "TARGETS", "ONEDNN_DIST", "PLAN_CACHE_SIZE",
+           "set_plan_cache_size"]
 
 # The oneDNN wheel mxjax builds and runs against: oneDNN 3.2 with the OpenMP CPU runtime.
 # (The newer ``onednn`` 2026 wheel is the SYCL build, which needs Intel's SYCL, OpenCL
@@ -28,6 +34,10 @@ TARGETS = {
     "backward_data": "mxjax_onednn_conv_backward_data",
     "backward_weights": "mxjax_onednn_conv_backward_weights",
 }
+
+# Plans kept by default: a few per layer (forward, backward-data, backward-weights) of a large
+# network at several input shapes; each holds oneDNN's JIT-compiled kernels (tens to hundreds of KB).
+PLAN_CACHE_SIZE = 1024
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -72,6 +82,16 @@ def _load() -> None:
                                             ctypes.c_char_p, ctypes.c_int64]
     lib.mxjax_onednn_plans_built.restype = ctypes.c_int64
     lib.mxjax_onednn_set_layout_any.argtypes = [ctypes.c_int]
+    lib.mxjax_onednn_set_cache_capacity.argtypes = [ctypes.c_int64]
+    lib.mxjax_onednn_plans_cached.restype = ctypes.c_int64
+    size = os.environ.get("MXNET_ONEDNN_CACHE_NUM", "").strip()
+    try:
+        capacity = int(size) if size else PLAN_CACHE_SIZE
+    except ValueError:  # a typo in a setting should not cost the fast convolutions
+        warnings.warn(f"mxjax: MXNET_ONEDNN_CACHE_NUM={size!r} is not an integer; keeping {PLAN_CACHE_SIZE} "
+                      "oneDNN plans", RuntimeWarning, stacklevel=2)
+        capacity = PLAN_CACHE_SIZE
+    lib.mxjax_onednn_set_cache_capacity(capacity)
     import jax  # registration needs jax's FFI; jax is imported by then anyway
 
     for symbol in TARGETS.values():
@@ -102,6 +122,18 @@ def load_error() -> str | None:
     """Why ``available()`` is False (None when it is True or was not asked yet)."""
     library()
     return _state.get("error")
+
+
+def set_plan_cache_size(size: int) -> None:
+    """Keep at most ``size`` oneDNN plans (0 or less: no bound), evicting the least recently used.
+
+    An evicted configuration still runs: its plan is rebuilt when next called (milliseconds).
+    """
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise TypeError(f"set_plan_cache_size: size must be an int, got {type(size).__name__}")
+    lib = library()
+    if lib is not None:
+        lib.mxjax_onednn_set_cache_capacity(size)
 
 
 def enabled() -> bool:

@@ -5,13 +5,15 @@
 // (kind, dtype, layout, shapes, stride, pad, dilation, groups, bias) gets one plan: the
 // oneDNN primitive, chosen with format_tag::any so oneDNN picks its preferred (often
 // blocked) layouts, and the reorders between those layouts and the caller's plain
-// arrays.  Plans are built once and kept for the life of the process; a call only wraps
-// the buffers, runs the reorders it needs and the primitive.  oneDNN threads with OpenMP
+// arrays.  Plans are built once and kept in a bounded least-recently-used cache (1024 plans
+// unless mxjax_onednn_set_cache_capacity says otherwise); a call only wraps the buffers,
+// runs the reorders it needs and the primitive.  oneDNN threads with OpenMP
 // (the wheel's runtime); calls run one at a time, each on all cores.  Any failure comes
 // back to XLA as an ffi::Error naming Convolution and the shapes; nothing here aborts.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -36,26 +38,28 @@ struct Config {
   // channel_last: the arrays' axis order (MXNet's layout); memory_last: activations are stored
   // channel-last whatever their axis order (mxjax asks XLA for that layout: no transposes
   // between oneDNN and XLA's own channel-last pooling).
+  // plain: activations stay in the caller's layout (no reorders; mxjax's inference path, channel-last
+  // storage), oneDNN choosing only the weights' layout.
   int64_t kind = kForward, dtype = 0, nsp = 0, channel_last = 0, memory_last = 0, groups = 1, has_bias = 0;
-  int64_t n = 0, c = 0, o = 0;
+  int64_t n = 0, c = 0, o = 0, plain = 0;
   Dims in, k, out, stride, pad, dilate;
 
   std::vector<int64_t> flat() const {
-    std::vector<int64_t> v = {kind, dtype, nsp, channel_last, memory_last, groups, has_bias, n, c, o};
+    std::vector<int64_t> v = {kind, dtype, nsp, channel_last, memory_last, groups, has_bias, n, c, o, plain};
     for (const Dims* d : {&in, &k, &out, &stride, &pad, &dilate}) v.insert(v.end(), d->begin(), d->end());
     return v;
   }
 
   static bool from_flat(const int64_t* v, int64_t len, Config* cfg) {
-    if (len < 10) return false;
+    if (len < 11) return false;
     Config c;
     c.kind = v[0], c.dtype = v[1], c.nsp = v[2], c.channel_last = v[3], c.memory_last = v[4], c.groups = v[5];
-    c.has_bias = v[6], c.n = v[7], c.c = v[8], c.o = v[9];
-    if (c.nsp < 1 || c.nsp > 3 || len != 10 + 6 * c.nsp || c.kind < 0 || c.kind > 2 || c.dtype < 0 ||
+    c.has_bias = v[6], c.n = v[7], c.c = v[8], c.o = v[9], c.plain = v[10] != 0;
+    if (c.nsp < 1 || c.nsp > 3 || len != 11 + 6 * c.nsp || c.kind < 0 || c.kind > 2 || c.dtype < 0 ||
         c.dtype > 1 || c.groups < 1)
       return false;
     if (c.channel_last) c.memory_last = 0;
-    const int64_t* p = v + 10;
+    const int64_t* p = v + 11;
     for (Dims* d : {&c.in, &c.k, &c.out, &c.stride, &c.pad, &c.dilate}) {
       d->assign(p, p + c.nsp);
       p += c.nsp;
@@ -85,6 +89,7 @@ struct Config {
     s << ", dilate ";
     list(dilate);
     s << ", num_group " << groups << ", layout " << (channel_last ? "channel-last" : "channel-first");
+    if (plain) s << " (activations in that layout)";
     return s.str();
   }
 
@@ -197,20 +202,21 @@ std::shared_ptr<Plan> build_plan(const Config& cfg) {
   memory::desc src = activation_desc(cfg, cfg.c, cfg.in), dst = activation_desc(cfg, cfg.o, cfg.out);
   memory::desc wei = weight_desc(cfg);
   memory::desc bias({cfg.o}, dnnl_type(cfg.dtype), memory::format_tag::a);
-  auto pick = [](const memory::desc& d) { return g_layout_any >= 2 ? as_any(d) : d; };
+  auto pick = [&cfg](const memory::desc& d) { return g_layout_any >= 2 && !cfg.plain ? as_any(d) : d; };
   auto pick_w = [](const memory::desc& d) { return g_layout_any >= 1 ? as_any(d) : d; };
   Dims dil(cfg.dilate), pad_l(cfg.pad), pad_r(cfg.pad);
   for (auto& d : dil) d -= 1;  // oneDNN counts the gaps, MXNet the step
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const auto algo = dnnl::algorithm::convolution_direct;
+  // a plain forward serves inference only: nothing differentiates it
+  const auto prop = cfg.plain && cfg.kind == kForward ? dnnl::prop_kind::forward_inference
+                                                      : dnnl::prop_kind::forward_training;
   auto fwd_pd = [&](bool with_bias) {
-    return with_bias ? dnnl::convolution_forward::primitive_desc(eng, dnnl::prop_kind::forward_training, algo,
-                                                                 pick(src), pick_w(wei), bias, pick(dst), cfg.stride,
-                                                                 dil, pad_l, pad_r, attr)
-                     : dnnl::convolution_forward::primitive_desc(eng, dnnl::prop_kind::forward_training, algo,
-                                                                 pick(src), pick_w(wei), pick(dst), cfg.stride, dil,
-                                                                 pad_l, pad_r, attr);
+    return with_bias ? dnnl::convolution_forward::primitive_desc(eng, prop, algo, pick(src), pick_w(wei), bias,
+                                                                 pick(dst), cfg.stride, dil, pad_l, pad_r, attr)
+                     : dnnl::convolution_forward::primitive_desc(eng, prop, algo, pick(src), pick_w(wei), pick(dst),
+                                                                 cfg.stride, dil, pad_l, pad_r, attr);
   };
   auto plan = std::make_shared<Plan>();
   if (cfg.kind == kForward) {
@@ -250,22 +256,42 @@ std::string cache_key(const Config& cfg) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
 }
 
+// The plans, least recently used first evicted once more than g_capacity are kept (each holds
+// oneDNN's JIT-compiled kernels: tens to hundreds of KB).  A call holds its plan by shared_ptr, so
+// evicting one that another thread is running is safe; a configuration seen again is rebuilt.
 std::mutex g_mutex;
-auto& g_plans = *new std::unordered_map<std::string, std::shared_ptr<Plan>>();
+auto& g_lru = *new std::list<std::string>();  // most recently used first
+using Entry = std::pair<std::shared_ptr<Plan>, std::list<std::string>::iterator>;  // plan, its place in g_lru
+auto& g_plans = *new std::unordered_map<std::string, Entry>();
 int64_t g_plans_built = 0;
+int64_t g_capacity = 1024;  // <= 0: unbounded
+
+void evict_locked() {
+  while (g_capacity > 0 && static_cast<int64_t>(g_plans.size()) > g_capacity) {
+    g_plans.erase(g_lru.back());
+    g_lru.pop_back();
+  }
+}
 
 std::shared_ptr<Plan> get_plan(const Config& cfg) {
   std::string key = cache_key(cfg);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_plans.find(key);
-    if (it != g_plans.end()) return it->second;
+    if (it != g_plans.end()) {
+      g_lru.splice(g_lru.begin(), g_lru, it->second.second);
+      return it->second.first;
+    }
   }
   auto plan = build_plan(cfg);  // outside the lock: building can take milliseconds
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto inserted = g_plans.emplace(key, plan);
-  if (inserted.second) ++g_plans_built;
-  return inserted.first->second;
+  auto it = g_plans.find(key);
+  if (it != g_plans.end()) return it->second.first;  // another thread built it meanwhile
+  g_lru.push_front(key);
+  g_plans.emplace(key, std::make_pair(plan, g_lru.begin()));
+  ++g_plans_built;
+  evict_locked();
+  return plan;
 }
 
 // Reorder targets and the scratchpad come from one buffer that grows as needed, used by one
@@ -322,7 +348,7 @@ void run_plan(const Plan& plan, const std::vector<void*>& pointers) {
 ffi::Error make_config(Kind kind, const ffi::AnyBuffer::Dimensions& data, const ffi::AnyBuffer::Dimensions& weight,
                        const ffi::AnyBuffer::Dimensions& out, ffi::DataType dtype, ffi::Span<const int64_t> stride,
                        ffi::Span<const int64_t> pad, ffi::Span<const int64_t> dilate, int64_t groups,
-                       int64_t channel_last, int64_t memory_last, bool has_bias, Config* cfg) {
+                       int64_t channel_last, int64_t memory_last, int64_t plain, bool has_bias, Config* cfg) {
   const size_t rank = data.size();
   if (rank < 3 || rank > 5 || weight.size() != rank || out.size() != rank || stride.size() != rank - 2 ||
       pad.size() != rank - 2 || dilate.size() != rank - 2 || groups < 1)
@@ -338,6 +364,7 @@ ffi::Error make_config(Kind kind, const ffi::AnyBuffer::Dimensions& data, const 
   c.memory_last = memory_last != 0 && !c.channel_last;
   c.groups = groups;
   c.has_bias = has_bias;
+  c.plain = plain != 0;
   const size_t ch = c.channel_last ? rank - 1 : 1, sp0 = c.channel_last ? 1 : 2;
   c.n = data[0];
   c.c = data[ch];
@@ -373,11 +400,11 @@ ffi::Error run(const Config& cfg, const std::vector<void*>& pointers) {
 
 ffi::Error forward(ffi::AnyBuffer x, ffi::AnyBuffer w, ffi::RemainingArgs rest, ffi::Result<ffi::AnyBuffer> y,
                    ffi::Span<const int64_t> stride, ffi::Span<const int64_t> pad, ffi::Span<const int64_t> dilate,
-                   int64_t groups, int64_t channel_last, int64_t memory_last) {
+                   int64_t groups, int64_t channel_last, int64_t memory_last, int64_t plain) {
   Config cfg;
   const bool has_bias = rest.size() == 1;
   auto err = make_config(kForward, x.dimensions(), w.dimensions(), y->dimensions(), x.element_type(), stride, pad,
-                         dilate, groups, channel_last, memory_last, has_bias, &cfg);
+                         dilate, groups, channel_last, memory_last, plain, has_bias, &cfg);
   if (!err.success()) return err;
   std::vector<void*> ptrs = {x.untyped_data(), w.untyped_data()};
   if (has_bias) {
@@ -391,10 +418,10 @@ ffi::Error forward(ffi::AnyBuffer x, ffi::AnyBuffer w, ffi::RemainingArgs rest, 
 
 ffi::Error backward_data(ffi::AnyBuffer dy, ffi::AnyBuffer w, ffi::Result<ffi::AnyBuffer> dx,
                          ffi::Span<const int64_t> stride, ffi::Span<const int64_t> pad, ffi::Span<const int64_t> dilate,
-                         int64_t groups, int64_t channel_last, int64_t memory_last) {
+                         int64_t groups, int64_t channel_last, int64_t memory_last, int64_t plain) {
   Config cfg;
   auto err = make_config(kBackwardData, dx->dimensions(), w.dimensions(), dy.dimensions(), dy.element_type(), stride,
-                         pad, dilate, groups, channel_last, memory_last, false, &cfg);
+                         pad, dilate, groups, channel_last, memory_last, plain, false, &cfg);
   if (!err.success()) return err;
   return run(cfg, {dy.untyped_data(), w.untyped_data(), dx->untyped_data()});
 }
@@ -402,10 +429,10 @@ ffi::Error backward_data(ffi::AnyBuffer dy, ffi::AnyBuffer w, ffi::Result<ffi::A
 ffi::Error backward_weights(ffi::AnyBuffer x, ffi::AnyBuffer dy, ffi::Result<ffi::AnyBuffer> dw,
                             ffi::Span<const int64_t> stride, ffi::Span<const int64_t> pad,
                             ffi::Span<const int64_t> dilate, int64_t groups, int64_t channel_last,
-                            int64_t memory_last) {
+                            int64_t memory_last, int64_t plain) {
   Config cfg;
   auto err = make_config(kBackwardWeights, x.dimensions(), dw->dimensions(), dy.dimensions(), x.element_type(),
-                         stride, pad, dilate, groups, channel_last, memory_last, false, &cfg);
+                         stride, pad, dilate, groups, channel_last, memory_last, plain, false, &cfg);
   if (!err.success()) return err;
   return run(cfg, {x.untyped_data(), dy.untyped_data(), dw->untyped_data()});
 }
@@ -430,7 +457,8 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(mxjax_onednn_conv_forward, forward,
                                   .Attr<ffi::Span<const int64_t>>("dilate")
                                   .Attr<int64_t>("groups")
                                   .Attr<int64_t>("channel_last")
-                                  .Attr<int64_t>("memory_last"));
+                                  .Attr<int64_t>("memory_last")
+                                  .Attr<int64_t>("plain"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(mxjax_onednn_conv_backward_data, backward_data,
                               ffi::Ffi::Bind()
@@ -442,7 +470,8 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(mxjax_onednn_conv_backward_data, backward_data,
                                   .Attr<ffi::Span<const int64_t>>("dilate")
                                   .Attr<int64_t>("groups")
                                   .Attr<int64_t>("channel_last")
-                                  .Attr<int64_t>("memory_last"));
+                                  .Attr<int64_t>("memory_last")
+                                  .Attr<int64_t>("plain"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(mxjax_onednn_conv_backward_weights, backward_weights,
                               ffi::Ffi::Bind()
@@ -454,10 +483,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(mxjax_onednn_conv_backward_weights, backward_weigh
                                   .Attr<ffi::Span<const int64_t>>("dilate")
                                   .Attr<int64_t>("groups")
                                   .Attr<int64_t>("channel_last")
-                                  .Attr<int64_t>("memory_last"));
+                                  .Attr<int64_t>("memory_last")
+                                  .Attr<int64_t>("plain"));
 
 // Builds (and caches) the plans of all three kinds for a configuration given as
-// Config::flat() with kind 0; returns 0, or 1 with oneDNN's reason in `msg`.  mxjax calls
+// Config::flat() with kind 0 (of the forward alone when it is plain: the inference path);
+// returns 0, or 1 with oneDNN's reason in `msg`.  mxjax calls
 // it while tracing, so an unsupported configuration falls back to XLA before any program
 // is compiled.
 MXJAX_EXPORT int mxjax_onednn_conv_check(const int64_t* flat, int64_t len, char* msg, int64_t msg_len) {
@@ -469,6 +500,7 @@ MXJAX_EXPORT int mxjax_onednn_conv_check(const int64_t* flat, int64_t len, char*
     try {
       const int64_t has_bias = cfg.has_bias;
       for (int64_t kind : {kForward, kBackwardData, kBackwardWeights}) {
+        if (cfg.plain && kind != kForward) break;
         cfg.kind = kind;
         cfg.has_bias = kind == kForward ? has_bias : 0;  // the backward handlers never take a bias
         get_plan(cfg);
@@ -487,13 +519,26 @@ MXJAX_EXPORT int mxjax_onednn_conv_check(const int64_t* flat, int64_t len, char*
   return 1;
 }
 
-// How many plans have been built (each distinct configuration and kind once).
+// How many plans have been built (each configuration and kind once, again after an eviction).
 MXJAX_EXPORT int64_t mxjax_onednn_plans_built() {
   std::lock_guard<std::mutex> lock(g_mutex);
   return g_plans_built;
 }
 
 MXJAX_EXPORT void mxjax_onednn_set_layout_any(int any) { g_layout_any = any; }
+
+// Bounds the plan cache to `capacity` plans (<= 0: unbounded), evicting the least recently used.
+MXJAX_EXPORT void mxjax_onednn_set_cache_capacity(int64_t capacity) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_capacity = capacity;
+  evict_locked();
+}
+
+// How many plans the cache holds now.
+MXJAX_EXPORT int64_t mxjax_onednn_plans_cached() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return static_cast<int64_t>(g_plans.size());
+}
 
 // Runs one convolution of a configuration given as Config::flat() on caller-owned buffers
 // (inputs then output, in the handlers' order).  Not used by mxjax's op: it lets

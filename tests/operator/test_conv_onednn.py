@@ -83,12 +83,17 @@ def op_fn(c):
                                 num_filter=c["cout"], num_group=c["groups"], no_bias=b is None, layout=layout)
 
 
+def trained_on_onednn(fn, *args):
+    """Whether differentiating ``fn`` runs oneDNN's forward handler (inference may run XLA's)."""
+    return TARGETS["forward"] in str(jax.make_jaxpr(lambda *a: jax.vjp(fn, *a)[0])(*args))
+
+
 def check_against_lax(c, seed=0):
     x, w, b = arrays(c, seed)
     mine = jax.jit(op_fn(c))
     ref = lambda x, w, b: lax_conv(x, w, b, c["stride"], c["pad"], c["dilate"], c["groups"],  # noqa: E731
                                    c["channel_last"])
-    assert TARGETS["forward"] in str(jax.make_jaxpr(op_fn(c))(x, w, b)), c
+    assert trained_on_onednn(op_fn(c), x, w, b), c
     out, vjp = jax.vjp(mine, x, w, b)
     want, ref_vjp = jax.vjp(ref, x, w, b)
     close(out, want, f"forward {c}")
@@ -96,6 +101,13 @@ def check_against_lax(c, seed=0):
     for name, got, exp in zip(("data", "weight", "bias"), vjp(g), ref_vjp(g)):
         if exp is not None:
             close(got, exp, f"{name} gradient {c}")
+    # inference (nothing differentiates): by the channel rule, then forced onto oneDNN's plain path
+    close(jax.jit(op_fn(c))(x, w, b), want, f"inference {c}")
+    saved, ops.INFER_XLA_MAX_CHANNELS = ops.INFER_XLA_MAX_CHANNELS, 0
+    try:
+        close(jax.jit(op_fn(c))(x, w, b), want, f"inference on oneDNN {c}")
+    finally:
+        ops.INFER_XLA_MAX_CHANNELS = saved
 
 
 @settings(max_examples=25, deadline=None)
@@ -113,14 +125,16 @@ def test_bfloat16(c):
     """bfloat16 on oneDNN (float32 accumulation) against XLA's float32 convolution of the same
     bfloat16 values: within bfloat16's rounding of the result."""
     x, w, b = (None if a is None else a.astype(jnp.bfloat16) for a in arrays(c, 11))
-    assert TARGETS["forward"] in str(jax.make_jaxpr(op_fn(c))(x, w, b))
+    assert trained_on_onednn(op_fn(c), x, w, b)
     f32 = lambda a: None if a is None else a.astype(jnp.float32)  # noqa: E731
     ref = lambda x, w, b: lax_conv(f32(x), f32(w), f32(b), c["stride"], c["pad"], c["dilate"],  # noqa: E731
                                    c["groups"], c["channel_last"])
     out, vjp = jax.vjp(jax.jit(op_fn(c)), x, w, b)
     want, ref_vjp = jax.vjp(ref, x, w, b)
+    infer = jax.jit(op_fn(c))(x, w, b)  # the inference path: XLA (16 channels) or oneDNN (grouped)
     g = jnp.asarray(onp.random.default_rng(12).standard_normal(out.shape), jnp.bfloat16)
-    for name, got, exp in (("forward", out, want), *zip(("data", "weight", "bias"), vjp(g), ref_vjp(g.astype(jnp.float32)))):
+    grads = zip(("data", "weight", "bias"), vjp(g), ref_vjp(g.astype(jnp.float32)))
+    for name, got, exp in (("forward", out, want), ("inference", infer, want), *grads):
         if exp is None:
             continue
         got, exp = onp.asarray(got, onp.float32), onp.asarray(exp, onp.float32)
@@ -226,6 +240,7 @@ def test_handler_error_is_mxnet_error(monkeypatch):
     right = ops._out_shape
     monkeypatch.setattr(ops, "_out_shape", lambda *a: (*right(*a)[:2], *(n + 2 for n in right(*a)[2:])))
     monkeypatch.setattr(ops, "_check", lambda flat: None)  # the trace-time check would fall back
+    monkeypatch.setattr(ops, "INFER_XLA_MAX_CHANNELS", 0)  # inference of 2 channels would run on XLA
     x = mx.np.array(onp.ones((1, 2, 5, 4), "float32"))
     w = mx.np.array(onp.ones((3, 2, 1, 1), "float32"))
     with pytest.raises(MXNetError) as err:
@@ -238,6 +253,14 @@ def test_handler_error_is_mxnet_error(monkeypatch):
     close(good.asnumpy(), onp.full((1, 3, 4, 3), 2.0), "after the error")
 
 
+def _printed(script: str, **env: str) -> list:
+    """The words ``script`` prints, run in a fresh process with ``env`` added to the environment."""
+    out = subprocess.run([sys.executable, "-c", script], env={**os.environ, **env}, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout.split()
+
+
 def test_feature_and_switch_off():
     assert mx.runtime.Features().is_enabled("ONEDNN")
     script = (
@@ -246,9 +269,7 @@ def test_feature_and_switch_off():
         "f = lambda x, w: get_op('Convolution').compute(x, w, kernel=(3, 3), num_filter=2, no_bias=True)\n"
         "text = jax.jit(f).lower(jnp.ones((1, 2, 5, 5)), jnp.ones((2, 2, 3, 3))).as_text()\n"
         "print('onednn' in text, mx.runtime.Features().is_enabled('ONEDNN'))\n")
-    env = {**os.environ, "MXNET_ONEDNN_ENABLED": "0"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    assert out.stdout.split() == ["False", "False"], out.stdout + out.stderr
+    assert _printed(script, MXNET_ONEDNN_ENABLED="0") == ["False", "False"]
 
 
 def test_extension_that_does_not_load_warns_once(monkeypatch):
@@ -330,3 +351,134 @@ def test_deconvolution_matches_lax(c):
     g = jnp.asarray(rng.standard_normal(out.shape), jnp.float32)
     for name, got, exp in zip(("data", "weight"), vjp(g), ref_vjp(g)):
         close(got, exp, f"{name} gradient {c}")
+
+
+# ------------------------------------------------------------------- inference path, plan cache
+
+def lowered(fn, *args):
+    return jax.jit(fn).lower(*args).as_text()
+
+
+@pytest.mark.parametrize("c", [
+    # thin input (ops.INFER_XLA_MAX_CHANNELS): inference on XLA's convolution
+    dict(batch=3, size=(9, 8), kernel=(3, 3), stride=(1, 2), pad=(1, 0), dilate=(1, 1), groups=1, cin=3, cout=5,
+         channel_last=False, bias=True),
+    # wider: inference on oneDNN with channel-last activations handed over as they are
+    dict(batch=2, size=(7, 6), kernel=(3, 2), stride=(2, 1), pad=(1, 1), dilate=(1, 2), groups=1, cin=40, cout=6,
+         channel_last=False, bias=True),
+    dict(batch=1, size=(5, 4, 6), kernel=(2, 3, 1), stride=(1, 1, 2), pad=(1, 1, 0), dilate=(1, 1, 1), groups=2,
+         cin=36, cout=4, channel_last=True, bias=False),
+    dict(batch=2, size=(11,), kernel=(3,), stride=(1,), pad=(2,), dilate=(2,), groups=1, cin=48, cout=8,
+         channel_last=True, bias=True)])
+def test_inference_path_equals_training_path(c):
+    """A convolution nothing differentiates runs the inference path (XLA for thin inputs, else
+    oneDNN on plain channel-last activations); under autodiff the training path (oneDNN's
+    blocked layouts).  Both give XLA's convolution, and the gradients stay right."""
+    x, w, b = arrays(c, 21)
+    f = op_fn(c)
+    thin = c["groups"] == 1 and c["cin"] <= ops.INFER_XLA_MAX_CHANNELS
+    infer = lowered(f, x, w, b)
+    train = lowered(lambda x, w, b: jax.vjp(f, x, w, b)[0], x, w, b)
+    if thin:
+        assert TARGETS["forward"] not in infer and "convolution" in infer
+    else:
+        assert TARGETS["forward"] in infer and "plain = 1 : i64" in infer and "plain = 0" not in infer
+    assert TARGETS["forward"] in train and "plain = 0 : i64" in train and "plain = 1" not in train
+    ref = lambda x, w, b: lax_conv(x, w, b, c["stride"], c["pad"], c["dilate"], c["groups"],  # noqa: E731
+                                   c["channel_last"])
+    got = jax.jit(f)(x, w, b)
+    out, vjp = jax.vjp(jax.jit(f), x, w, b)
+    want, ref_vjp = jax.vjp(ref, x, w, b)
+    close(got, want, f"inference {c}")
+    close(got, out, f"inference vs training forward {c}")
+    g = jnp.asarray(onp.random.default_rng(22).standard_normal(out.shape), jnp.float32)
+    for name, got_g, exp in zip(("data", "weight", "bias"), vjp(g), ref_vjp(g)):
+        if exp is not None:
+            close(got_g, exp, f"{name} gradient {c}")
+
+
+def test_inference_threshold_switch(monkeypatch):
+    """With the threshold at 0 a thin convolution's inference runs on oneDNN too, same answer."""
+    c = dict(batch=2, size=(6, 7), kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), groups=1, cin=2, cout=3,
+             channel_last=False, bias=True)
+    x, w, b = arrays(c, 23)
+    on_xla = jax.jit(op_fn(c))(x, w, b)
+    monkeypatch.setattr(ops, "INFER_XLA_MAX_CHANNELS", 0)
+    text = lowered(op_fn(c), x, w, b)
+    assert TARGETS["forward"] in text and "plain = 1 : i64" in text
+    on_onednn = jax.jit(op_fn(c))(x, w, b)
+    close(on_onednn, on_xla, "oneDNN vs XLA inference")
+    close(on_onednn, lax_conv(x, w, b, (1, 1), (1, 1), (1, 1), 1, False), "oneDNN inference vs lax")
+
+
+class _SmallCNN(mx.gluon.HybridBlock):
+    """Both inference paths in one block: a thin first convolution, a wider second one."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2D(40, kernel_size=3, in_channels=1, activation="relu")
+        self.pool = nn.MaxPool2D(2)
+        self.conv2 = nn.Conv2D(8, kernel_size=3, padding=1, in_channels=40, activation="relu")
+
+    def forward(self, x):
+        return self.conv2(self.pool(self.conv1(x)))
+
+
+def test_hybridized_inference_equals_training():
+    net = _SmallCNN()
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x_np = onp.random.default_rng(24).standard_normal((4, 1, 12, 12)).astype("float32")
+    x = mx.np.array(x_np)
+    infer = net(x).asnumpy()
+    with autograd.record():
+        train = net(x)
+    train = train.asnumpy()
+    w1, b1, w2, b2 = (jnp.asarray(p.data().asnumpy()) for p in net.collect_params().values())
+    h = jax.nn.relu(lax_conv(jnp.asarray(x_np), w1, b1, (1, 1), (0, 0), (1, 1), 1, False))
+    h = lax.reduce_window(h, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+    want = jax.nn.relu(lax_conv(h, w2, b2, (1, 1), (1, 1), (1, 1), 1, False))
+    close(infer, want, "hybridized inference")
+    close(train, want, "hybridized training forward")
+
+
+def test_plan_cache_bound():
+    """With room for two plans, configurations that each need four (three training kinds, one
+    inference) keep evicting each other and are rebuilt when called again: answers stay right,
+    the cache never holds more than its bound."""
+    import mxjax._onednn as onednn
+
+    lib = onednn.library()
+    built = lib.mxjax_onednn_plans_built()
+    cases = [dict(batch=b, size=(5 + b, 6), kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), groups=1,
+                  cin=33 + b, cout=2 + b, channel_last=False, bias=b % 2 == 0) for b in range(1, 5)]
+    try:
+        onednn.set_plan_cache_size(2)
+        assert lib.mxjax_onednn_plans_cached() <= 2
+        for _ in range(2):
+            for i, c in enumerate(cases):
+                check_against_lax(c, seed=30 + i)
+                x, w, b = arrays(c, 30 + i)
+                close(jax.jit(op_fn(c))(x, w, b), lax_conv(x, w, b, (1, 1), (1, 1), (1, 1), 1, False), f"{c}")
+                assert lib.mxjax_onednn_plans_cached() <= 2
+        assert lib.mxjax_onednn_plans_built() - built >= 2 * 4 * len(cases)  # every pass rebuilt them
+    finally:
+        onednn.set_plan_cache_size(onednn.PLAN_CACHE_SIZE)
+    with pytest.raises(TypeError, match="set_plan_cache_size"):
+        onednn.set_plan_cache_size(2.5)
+
+
+def test_cache_size_from_environment():
+    """MXNET_ONEDNN_CACHE_NUM (MXNet's oneDNN cache bound) bounds the plan cache."""
+    script = (
+        "import jax, jax.numpy as jnp\n"
+        "from mxjax._onednn import library\n"
+        "from mxjax.operator import get_op\n"
+        "conv = get_op('Convolution').compute\n"
+        "for n in (4, 5, 6):\n"
+        "    f = jax.jit(jax.grad(lambda x, w: conv(x, w, kernel=(3, 3), num_filter=2, no_bias=True).sum()))\n"
+        "    f(jnp.ones((1, 40, n, n)), jnp.ones((2, 40, 3, 3)))\n"
+        "print(library().mxjax_onednn_plans_cached(), library().mxjax_onednn_plans_built())\n")
+    assert _printed(script, MXNET_ONEDNN_CACHE_NUM="3") == ["3", "12"]
+    # a value that is no integer: a warning, the default bound, and oneDNN still used
+    assert _printed(script, MXNET_ONEDNN_CACHE_NUM="many") == ["12", "12"]
