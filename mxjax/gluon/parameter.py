@@ -29,6 +29,14 @@ class DeferredInitializationError(MXNetError):
     """The parameter's shape is not known yet: it is initialized on the block's first forward."""
 
 
+def _copy(values: Any, dtype: Any) -> jax.Array:
+    """A fresh device array of ``values`` as ``dtype``: host data by a transfer onto the current
+    device (JAX's ``jnp.array`` of a NumPy array compiles a program per shape)."""
+    if isinstance(values, jax.Array):
+        return jnp.array(values, dtype, copy=True)
+    return jax.device_put(onp.array(values, dtype=dtype, copy=True), current_device().jax_device)
+
+
 def _known(shape: tuple | None) -> bool:
     return shape is not None and all(int(d) > 0 for d in shape)
 
@@ -205,16 +213,18 @@ class Parameter:
 
         The values are copied, as in MXNet: the caller's array stays its own (an optimizer update
         hands the parameter's buffer to XLA to reuse, which would delete a shared one)."""
-        values = data.to_jax() if isinstance(data, NDArray) else jnp.asarray(data)
+        values = data.to_jax() if isinstance(data, NDArray) else data
+        if not isinstance(values, jax.Array):
+            values = onp.asarray(values)
         if self._data is None:
             self.shape = tuple(values.shape)
             self._deferred = None
-            self._attach(_default_class()._wrap(jnp.array(values, self.dtype, copy=True)))
+            self._attach(_default_class()._wrap(_copy(values, self.dtype)))
             return
         if tuple(values.shape) != self._data.shape:
             raise MXNetValueError(f"Parameter {self.name!r}: set_data with shape {tuple(values.shape)}, "
                                   f"expected {self._data.shape}")
-        fresh, where = jnp.array(values, self._data.dtype, copy=True), self._data._where()
+        fresh, where = _copy(values, self._data.dtype), self._data._where()
         if where is not None and where not in fresh.devices():  # the parameter stays on its device
             fresh = jax.device_put(fresh, where)
         self._data._set_data(fresh)

@@ -238,13 +238,18 @@ class Executor:
             if name not in self.arg_dict:
                 raise MXNetValueError(f"forward: {name!r} is not an argument; arguments are {self.arg_names}")
             target = self.arg_dict[name]
-            source = value.to_jax() if isinstance(value, NDArray) else jnp.asarray(value)
+            source = value.to_jax() if isinstance(value, NDArray) else value
+            if not isinstance(source, jax.Array):  # host data: a transfer (jnp.asarray compiles per shape)
+                source = onp.asarray(source, dtype=target.dtype)
             if tuple(source.shape) != target.shape:
                 raise MXNetValueError(f"forward: {name!r} has shape {tuple(source.shape)}, "
                                       f"the executor was bound with {target.shape}")
             where = target._where()  # copied onto the argument's device, as MXNet copies into it
-            source = source.astype(target.dtype)
-            target._write(source if where is None or where in source.devices() else jax.device_put(source, where))
+            if isinstance(source, jax.Array):
+                source = source.astype(target.dtype)
+                target._write(source if where is None or where in source.devices() else jax.device_put(source, where))
+            else:
+                target._write(jax.device_put(source, where))
         if self._dynamic:
             return self._forward_segmented(bool(is_train))
         if self._awaiting_backward:  # the last training forward had no backward: fusing wasted work
