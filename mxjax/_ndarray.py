@@ -1,5 +1,6 @@
 """The NDArray core: a ``jax.Array`` plus an engine variable (or a lazy value), its reads,
-writes, views and operators.
+copies and views; in-place writes and indexing come from ``_array_writes.Writes``, the
+Python operators from ``_array_operators.Operators``.
 
 Every op an array runs goes through :func:`mxjax._invoke.invoke`; this module registers
 the class there.  Autograd's methods are filled in by the autograd layer (``_autograd_link``).
@@ -7,17 +8,17 @@ the class there.  Autograd's methods are filled in by the autograd layer (``_aut
 from __future__ import annotations
 
 import functools
-import threading
-from typing import Any, Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import _config, _indexing, _invoke
+from . import _config, _invoke
 from . import engine as _engine
 from ._array_operators import Operators
-from ._invoke import current_handler, default_class, invoke, np_class, settled
+from ._array_writes import SWAP_LOCK, Writes
+from ._invoke import default_class, invoke, np_class, settled
 from .base import MXNetError, MXNetTypeError, MXNetValueError, normalize_dtype
 from ._value_reads import check_read
 from .device import Device, current_device, needs_placing
@@ -43,16 +44,6 @@ class _AutogradLink:
 _autograd_link = _AutogradLink()
 
 
-def _slices(name: str, array: "NDArray", begin: Any, end: Any, step: Any) -> tuple:
-    """The index ``begin:end:step`` per axis (step may be shorter, or empty): ``slice_assign``'s."""
-    begin, end, step = tuple(begin), tuple(end), tuple(step or ())
-    if len(begin) != len(end) or len(step) > len(begin) or len(begin) > array.ndim:
-        raise MXNetValueError(f"{name}: begin {begin}, end {end} and step {step} must have equal lengths "
-                              f"(step may be empty) of at most ndim={array.ndim} (array shape {array.shape})")
-    step = step + (None,) * (len(begin) - len(step))
-    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
-
-
 def register_fluent_methods(methods: dict[str, Any]) -> None:
     """Called by ``mx.nd``: the 1.x methods (name → function of the array) the legacy class offers."""
     _FLUENT_METHODS.update(methods)
@@ -62,7 +53,7 @@ def _op(name: str) -> OpDef:
     return get_op(name)
 
 
-class NDArray(Operators):
+class NDArray(Operators, Writes):
     """An n-dimensional array on a device: MXNet's ``mx.nd.NDArray`` (``mx.np.ndarray`` subclasses it).
 
     Holds a ``jax.Array`` (``to_jax()``) and, once host work touches it, an engine
@@ -171,7 +162,7 @@ class NDArray(Operators):
             if isinstance(var, Lazy):
                 with _config.x64():
                     value = var.compute(self)
-                with _SWAP_LOCK:  # another thread may have settled it and written a new value since
+                with SWAP_LOCK:  # another thread may have settled it and written a new value since
                     if self._var is var:
                         self._data, self._var = value, None
                     elif self._var is not None:
@@ -234,24 +225,6 @@ class NDArray(Operators):
         self.wait_to_read()
         return self.to_jax().__dlpack__()
 
-    @property
-    def writable(self) -> bool:
-        """Whether in-place writes are allowed: always True (mxjax has no read-only arrays; a write
-        replaces the buffer, so a DLPack export made earlier keeps the old values)."""
-        return True
-
-    def slice_assign(self, rhs: Any, begin: Any, end: Any, step: Any) -> "NDArray":
-        """Assign ``rhs`` to the slice ``begin:end:step`` (per axis; None entries mean the default)
-        in place, and return this array."""
-        self[_slices("slice_assign", self, begin, end, step)] = rhs
-        return self
-
-    def slice_assign_scalar(self, value: Any, begin: Any, end: Any, step: Any) -> "NDArray":
-        """Assign the scalar ``value`` (cast to this array's dtype) to the slice ``begin:end:step`` in
-        place, and return this array."""
-        self[_slices("slice_assign_scalar", self, begin, end, step)] = value
-        return self
-
     # -- conversion and copies ---------------------------------------------------------------
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
         dtype = normalize_dtype(dtype)
@@ -309,125 +282,6 @@ class NDArray(Operators):
     def detach(self) -> "NDArray":
         """The same values, cut off from the autograd graph."""
         return type(self)._wrap(self.to_jax())
-
-    # -- in-place writes ------------------------------------------------------------
-    def _set_data(self, data: Any) -> None:
-        """Replace the buffer now, without waiting: for engine ops that write this array (a value
-        still held back in a bulk segment is superseded)."""
-        with _SWAP_LOCK:
-            self._data = data
-            if type(self._var) is _bulk.Pending:
-                self._var = None
-
-    @staticmethod
-    def _set_datas(arrays: Sequence["NDArray"], datas: Sequence[Any]) -> None:
-        """:meth:`_set_data` of several arrays (an optimizer's new weights) under one lock."""
-        with _SWAP_LOCK:
-            for array, data in zip(arrays, datas):
-                array._data = data
-                if type(array._var) is _bulk.Pending:
-                    array._var = None
-
-    def _overwrite(self, data: Any) -> None:
-        """Replace the value without reading the old one: a lazy value is dropped uncomputed (a
-        zeroed gradient need not run the backward that was to write it); pending engine writes are
-        waited for."""
-        var = self._var
-        if var is not None and not isinstance(var, Lazy):
-            self.to_jax()
-        with _SWAP_LOCK:
-            self._data, self._var = data, None
-
-    def _take_value(self, other: "NDArray") -> None:
-        """Adopt ``other``'s value (a write-back such as BatchNorm's running statistics); a lazy value
-        stays lazy, computed when this array is read."""
-        if self._var is not None:
-            self.to_jax()  # after pending work on the old value
-        if isinstance(other._var, Lazy) and other._dc is None:
-            other._var.share(self)
-            with _SWAP_LOCK:
-                self._data, self._var = other._data, other._var
-        else:
-            self._set_data(other.to_jax())
-
-    def _check_writable(self) -> None:
-        """An active mode (autograd recording, deferred compute) may forbid writing this array."""
-        handler = current_handler()
-        if handler is not None and (self._ag is not None or self._dc is not None):
-            handler.on_write(self)
-
-    def _write(self, data: Any) -> None:
-        """Replace the buffer after pending engine work on it: every holder sees the new values."""
-        self._check_writable()
-        if self._var is not None:
-            self.to_jax()  # after pending engine work (or the deferred computation) of this array
-        self._set_data(data)
-
-    def _assign(self, result: "NDArray", opname: str) -> None:
-        """Store an op result into self, keeping self's shape and dtype (NumPy's in-place rule)."""
-        self._write(self._checked_result(result, opname))
-
-    def _checked_result(self, result: "NDArray", opname: str) -> Any:
-        data = result.to_jax()
-        if tuple(data.shape) != self.shape:
-            raise MXNetValueError(
-                f"{opname}: non-broadcastable output operand with shape {self.shape} "
-                f"doesn't match the broadcast shape {tuple(data.shape)}")
-        if data.dtype == self._data.dtype:
-            return data
-        with _config.x64():
-            return data.astype(self._data.dtype)
-
-    def _update(self, compute: Any, opname: str) -> None:
-        """Read-modify-write as one step: ``compute(current)`` gives the new value.
-
-        Optimistic: compute on a snapshot, swap it in only if no other thread
-        replaced the buffer meanwhile (else retry), so concurrent ``x += 1`` from
-        several threads equals some serial order of them.  No lock is held while
-        computing, so waiting on the engine inside ``compute`` cannot deadlock.
-        """
-        self._check_writable()
-        while True:
-            if self._var is not None:
-                self.to_jax()
-            snapshot = self._data
-            data = self._checked_result(compute(type(self)._wrap(snapshot)), opname)
-            with _SWAP_LOCK:
-                if self._data is snapshot:
-                    self._data = data
-                    return
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        static, arrays, has_mask = _indexing.split_key(key, _data_of)
-        if not has_mask:
-            _indexing.check_bounds(static, self.shape, "__setitem__")
-        value = value if isinstance(value, NDArray) else _data_of(value)
-        window = self._eager_window(static)
-        if window is not None:
-            op, attrs, starts = _op("_setitem_window"), {"layout": window[0]}, window[1]
-            self._update(lambda current: invoke(op, (current, value, starts), attrs, type(self)), "__setitem__")
-            return
-        op = _op("_setitem_mask" if has_mask else "_setitem")
-        self._update(lambda current: invoke(op, (current, value, *arrays), {"key": static}, type(self)),
-                     "__setitem__")
-
-    def __getitem__(self, key: Any) -> "NDArray":
-        static, arrays, has_mask = _indexing.split_key(key, _data_of)
-        if not has_mask:
-            _indexing.check_bounds(static, self.shape, "__getitem__")
-        window = self._eager_window(static)
-        if window is not None:
-            return invoke(_op("_getitem_window"), (self, window[1]), {"layout": window[0]}, type(self))
-        op = _op("_getitem_mask" if has_mask else "_getitem")
-        return invoke(op, (self, *arrays), {"key": static}, type(self))
-
-    def _eager_window(self, static: tuple) -> tuple | None:
-        """Basic indexing run eagerly goes through a window with run-time offsets (one compile per
-        window size, not per index); under deferred compute the key stays static in the graph."""
-        if _invoke.tracing_graph():
-            return None
-        window = _indexing.window(static, self.shape)
-        return None if window is None else (window[0], onp.asarray(window[1], dtype=onp.int64))
 
     # -- Python protocol ------------------------------------------------------------
     def __len__(self) -> int:
@@ -525,10 +379,6 @@ def _rebuild(cls: type, values: onp.ndarray) -> NDArray:
     return cls._wrap(jnp.asarray(values))
 
 
-def _data_of(x: Any) -> Any:
-    return x.to_jax() if isinstance(x, NDArray) else x
-
-
 def from_jax(data: jax.Array, cls: type | None = None) -> NDArray:
     """Wrap a ``jax.Array`` without copying."""
     return (cls or default_class())._wrap(data)
@@ -573,7 +423,6 @@ def array(source: Any, dtype: Any = None, ctx: Device | None = None, cls: type |
     return cls._wrap(result)
 
 
-_SWAP_LOCK = threading.Lock()  # guards buffer swaps of in-place writes (held for an assignment only)
 
 
 _invoke.configure(NDArray)
