@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import jax
 import numpy as onp
 
 from . import _config, serialization
 from .base import MXNetTypeError
-from ._ndarray import NDArray
-from .device import current_device
+from ._ndarray import NDArray, device_copy
 
 __all__ = ["save_params", "load_arrays", "save_npx", "savez"]
 
@@ -63,7 +61,7 @@ def _wrap(value: Any, cls: type) -> Any:
         value = value.todense()
     # onto the current device (cpu(0) by default, as MXNet loads them; JAX's default is a GPU
     # where there is one), in the file's dtype (bfloat16 included)
-    return cls._wrap(jax.device_put(onp.asarray(value), current_device().jax_device))
+    return cls._wrap(device_copy(value))
 
 
 def load_arrays(fname: Any, cls: type, np_cls: type | None = None) -> Any:

@@ -19,7 +19,7 @@ from ._ndarray import NDArray
 from ._invoke import invoke, invoke_on, tracing_graph
 from .operator import OpDef, get_op
 
-__all__ = ["make_function", "store_out", "place"]
+__all__ = ["make_function", "store_out", "create", "place"]
 
 # Arguments every legacy (mx.nd / mx.sym) function accepts and ignores in imperative mode.
 _LEGACY_IGNORED = ("name", "attr", "__layout__")
@@ -170,7 +170,7 @@ def store_out(out: Any, result: Any, name: str) -> Any:
 def _makes_new(arrays: Sequence[Any], keyed: bool) -> bool:
     """Whether an op's inputs are Python scalars only (its random key aside): it makes new arrays,
     which go to the current device rather than where its inputs are."""
-    return all(a is None or type(a) in _SCALARS for a in arrays[1 if keyed else 0:])
+    return all(a is None or type(a) in _SCALARS for a in (arrays[1:] if keyed else arrays))
 
 
 _SCALARS = (bool, int, float, complex)

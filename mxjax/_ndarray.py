@@ -27,7 +27,7 @@ from .graph.lazy import Lazy
 from .operator import OpDef, get_op
 from .operator import _checked
 
-__all__ = ["NDArray", "array", "waitall", "from_jax"]
+__all__ = ["NDArray", "array", "waitall", "from_jax", "device_copy"]
 
 _FLUENT_METHODS: dict[str, Any] = {}
 
@@ -377,6 +377,22 @@ class NDArray(Operators, Writes):
 @_config.with_x64
 def _rebuild(cls: type, values: onp.ndarray) -> NDArray:
     return cls._wrap(jnp.asarray(values))
+
+
+@_config.with_x64
+def device_copy(values: Any, dtype: Any = None, where: Any = None) -> jax.Array:
+    """A new device buffer holding ``values`` (a ``jax.Array`` or host data) as ``dtype``, never
+    the caller's buffer, on JAX device ``where`` -- by default an array's own device, and the
+    current device for host data.  Host data goes by a transfer: JAX's ``jnp.asarray`` and
+    ``jnp.array`` of a NumPy array compile a program per shape."""
+    if isinstance(values, jax.Array):
+        if dtype is not None:
+            values = values.astype(dtype)
+        where = where if where is not None else next(iter(values.devices()))
+    else:
+        values = onp.asarray(values, dtype=dtype)
+        where = where if where is not None else current_device().jax_device
+    return jax.device_put(values, where, may_alias=False)
 
 
 def from_jax(data: jax.Array, cls: type | None = None) -> NDArray:

@@ -30,7 +30,7 @@ import numpy as onp
 from . import _config, _rng
 from .base import MXNetTypeError, MXNetValueError, string_types  # noqa: F401  (string_types: MXNet's)
 from ._config import is_np_array  # noqa: F401  (MXNet's initializer carries it)
-from ._ndarray import NDArray
+from ._ndarray import NDArray, device_copy
 from .ndarray._io import load
 
 __all__ = [
@@ -60,11 +60,7 @@ def _target(arr: Any, who: str) -> jax.Array:
 def _fill(arr: NDArray, values: Any, who: str) -> None:
     """Write ``values`` (broadcast to ``arr``'s shape, cast to its dtype) into ``arr`` in place."""
     target = _target(arr, who)
-    data = values.to_jax() if isinstance(values, NDArray) else values
-    if isinstance(data, (onp.ndarray, onp.generic)):  # a transfer (jnp.asarray compiles one per shape)
-        data = jax.device_put(onp.asarray(data, dtype=target.dtype))
-    else:
-        data = jnp.asarray(data).astype(target.dtype)
+    data = device_copy(values.to_jax() if isinstance(values, NDArray) else values, target.dtype)
     if data.shape != target.shape:
         try:
             data = jnp.broadcast_to(data, target.shape)
@@ -100,12 +96,13 @@ def _random_into(arr: NDArray, normal: bool, scale: float, who: str) -> None:
     dtype = _target(arr, who).dtype
     dtype = dtype if jnp.issubdtype(dtype, jnp.floating) else jnp.dtype("float32")
     rng = _host_rng(_rng.next_key())
-    drawn = onp.float64 if dtype == jnp.float64 else onp.float32  # (float16/bfloat16: drawn as float32)
+    drawn = onp.float64 if dtype == jnp.float64 else onp.float32  # (float16/bfloat16: drawn as float32,
+    # cast by _fill)
     if normal:
         values = rng.standard_normal(arr.shape, dtype=drawn) * drawn(scale)
     else:
         values = rng.random(arr.shape, dtype=drawn) * drawn(2 * scale) - drawn(scale)
-    _fill(arr, values.astype(dtype), who)
+    _fill(arr, values, who)
 
 
 def _jsonable(value: Any) -> Any:

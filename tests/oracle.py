@@ -1,8 +1,12 @@
 """Shared test helpers: op oracles, MXNet fixtures, autograd and Gluon checks (imported by the tests)."""
 from __future__ import annotations
 
+import contextlib
+import logging
 import pathlib
-from typing import Any
+from typing import Any, Iterator
+
+import jax
 
 import numpy as onp
 import pytest
@@ -94,3 +98,29 @@ def check_hybrid(block: Any, x: Any, rtol: float = 1e-5, atol: float = 1e-5) -> 
         onp.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
     block.hybridize(active=False)
     return out_i
+
+
+# ----------------------------------------------------------------------------- compilations
+
+@contextlib.contextmanager
+def compilations() -> Iterator[list]:
+    """The messages of the XLA compilations made inside the block, as they happen (from JAX's
+    ``jax_log_compiles`` logging)."""
+    compiles: list = []
+
+    class Count(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "Compiling" in record.getMessage():
+                compiles.append(record.getMessage())
+
+    handler, logger = Count(), logging.getLogger("jax")
+    previous_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    jax.config.update("jax_log_compiles", True)
+    try:
+        yield compiles
+    finally:
+        jax.config.update("jax_log_compiles", False)
+        logger.removeHandler(handler)
+        logger.setLevel(previous_level)

@@ -1,7 +1,7 @@
 """Deferred compute: the same code run eagerly, lazily, and through the exported Symbol agrees."""
-import jax
 import numpy as onp
 import pytest
+from oracle import compilations
 
 import mxjax as mx
 from mxjax import _deferred_compute as dc
@@ -172,15 +172,6 @@ def test_hybridized_dropout_in_training_masks_values_and_gradients():
 def test_reading_values_under_deferred_compute_compiles_once_per_structure():
     """A read under deferred compute replays the pending graph as imperative ops (bulk execution):
     once its structure has been seen, later reads of the same structure compile nothing."""
-    import logging
-
-    compiles = []
-
-    class Count(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if "Compiling" in record.getMessage():
-                compiles.append(record.getMessage())
-
     def read(i: int) -> None:
         x = mx.np.array(onp.arange(4, dtype="float32") + i)
         with dc.context():
@@ -189,19 +180,10 @@ def test_reading_values_under_deferred_compute_compiles_once_per_structure():
         want = onp.exp(x.asnumpy()) * x.asnumpy() + onp.sin(x.asnumpy())
         onp.testing.assert_allclose(got, want, rtol=1e-6)
 
-    handler, logger = Count(), logging.getLogger("jax")
-    previous_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    jax.config.update("jax_log_compiles", True)
-    try:
+    with compilations() as compiles:
         for i in range(3):  # first sightings: op by op, then the segment's program
             read(i)
         seen = len(compiles)
         for i in range(3, 6):
             read(i)
         assert len(compiles) == seen, compiles[seen:]
-    finally:
-        jax.config.update("jax_log_compiles", False)
-        logger.removeHandler(handler)
-        logger.setLevel(previous_level)

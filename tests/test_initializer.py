@@ -7,6 +7,7 @@ import warnings
 
 import numpy as onp
 import pytest
+from oracle import compilations
 
 import mxjax as mx
 from mxjax import initializer as minit
@@ -388,17 +389,6 @@ def test_set_verbosity_logs(caplog):
 def test_random_initializers_compile_nothing_per_weight_shape():
     """Values are drawn on the host: a network of many weight shapes (the model zoo's) initializes
     without one XLA compilation per shape, and a seed still decides the values."""
-    import logging
-
-    import jax
-
-    compiles = []
-
-    class Count(logging.Handler):
-        def emit(self, record):
-            if "Compiling" in record.getMessage():
-                compiles.append(record.getMessage())
-
     def draw(seed, shapes, init):
         mx.random.seed(seed)
         arrays = [mx.np.array(onp.zeros(s, onp.float32)) for s in shapes]
@@ -408,18 +398,9 @@ def test_random_initializers_compile_nothing_per_weight_shape():
 
     draw(0, [(2, 2)], mx.init.Xavier())  # the fill's own programs, once
     draw(0, [(2, 2)], mx.init.Normal(0.1))
-    handler, logger = Count(), logging.getLogger("jax")
-    previous_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    jax.config.update("jax_log_compiles", True)
-    try:
-        shapes = [(3 + i, 5 + 2 * i) for i in range(6)]
+    shapes = [(3 + i, 5 + 2 * i) for i in range(6)]
+    with compilations() as compiles:
         first = draw(7, shapes, mx.init.Xavier()) + draw(7, shapes, mx.init.Normal(0.1))
-    finally:
-        jax.config.update("jax_log_compiles", False)
-        logger.removeHandler(handler)
-        logger.setLevel(previous_level)
     assert compiles == []
     again = draw(7, shapes, mx.init.Xavier()) + draw(7, shapes, mx.init.Normal(0.1))
     for a, b, shape in zip(first, again, shapes + shapes):

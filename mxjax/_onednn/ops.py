@@ -21,7 +21,7 @@ import ctypes
 import functools
 import logging
 import warnings
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -63,7 +63,7 @@ class Spec(NamedTuple):
     memory_last: bool
     out_shape: tuple
     has_bias: bool
-    infer_xla: bool = False  # outside autodiff, run XLA's convolution instead (see INFER_XLA_MAX_CHANNELS)
+    infer_xla: Any = None  # outside autodiff, this XLA convolution runs instead (see INFER_XLA_MAX_CHANNELS)
     plain: bool = False  # activations in the caller's layout: no reorders (the inference path; see _infer_spec)
 
     def attrs(self) -> dict:
@@ -91,17 +91,6 @@ def _onednn_forward(x, w, b, spec: Spec):
     return _call("forward", spec.out_shape, x.dtype, *args, spec=spec)
 
 
-def _xla_forward(x, w, b, spec: Spec):
-    """XLA's own convolution (plus bias) of the same configuration: the inference path of small ones."""
-    sp = "DHW"[3 - len(spec.stride):]
-    dims = ("N" + sp + "C", "O" + sp + "I", "N" + sp + "C") if spec.channel_last else ("NC" + sp, "OI" + sp, "NC" + sp)
-    out = jax.lax.conv_general_dilated(x, w, spec.stride, [(p, p) for p in spec.pad], rhs_dilation=spec.dilate,
-                                       dimension_numbers=dims, feature_group_count=spec.groups)
-    if b is None:
-        return out
-    return out + (b if spec.channel_last else b.reshape((-1,) + (1,) * len(spec.stride)))
-
-
 def _infer_spec(spec: Spec) -> Spec:
     """The inference path's oneDNN call: activations stored channel-last and handed over as they are.
 
@@ -117,8 +106,8 @@ def _infer_spec(spec: Spec) -> Spec:
 # is the forward pass of training, whose backward handlers take oneDNN's blocked layouts.
 @functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
 def _conv(x, w, b, spec: Spec):
-    if spec.infer_xla:
-        return _xla_forward(x, w, b, spec)
+    if spec.infer_xla is not None:
+        return spec.infer_xla(x, w, b, spec.stride, spec.pad, spec.dilate, spec.groups, spec.channel_last)
     return _onednn_forward(x, w, b, _infer_spec(spec) if INFER_PLAIN else spec)
 
 
@@ -175,11 +164,12 @@ def _usable(x) -> str | None:
     return None
 
 
-def maybe_convolution(x, w, bias, stride, pad, dilate, groups, channel_last):
+def maybe_convolution(x, w, bias, stride, pad, dilate, groups, channel_last, xla=None):
     """The convolution on oneDNN, or None to have the caller use XLA's.
 
     ``x``/``w`` are MXNet's data and weight (checked and cast to one float dtype by the
-    caller), ``bias`` the per-output-channel bias or None.
+    caller), ``bias`` the per-output-channel bias or None.  ``xla``, the caller's XLA
+    convolution (same arguments), is what inference of thin inputs runs instead.
     """
     reason = _usable(x)
     if reason is None and (min(x.shape) == 0 or min(w.shape) == 0):
@@ -203,8 +193,9 @@ def maybe_convolution(x, w, bias, stride, pad, dilate, groups, channel_last):
         return None
     stats["onednn"] += 1
     b = None if bias is None else bias.astype(x.dtype)
-    infer_xla = groups == 1 and x.shape[-1 if channel_last else 1] <= INFER_XLA_MAX_CHANNELS
-    stats["onednn_infer_xla"] += infer_xla
+    thin = xla is not None and groups == 1 and x.shape[-1 if channel_last else 1] <= INFER_XLA_MAX_CHANNELS
+    infer_xla = xla if thin else None
+    stats["onednn_infer_xla"] += thin
     spec = Spec(tuple(stride), tuple(pad), tuple(dilate), int(groups), bool(channel_last), memory_last,
                 out_shape, bias is not None, infer_xla)
     return _conv(x, w, b, spec)

@@ -99,7 +99,7 @@ class Deferred(Lazy):
         """Where the node runs: where its first array input is (computed, or lazy in turn)."""
         for x in self.node.inputs:
             if isinstance(x, NDArray):
-                return x.device.jax_device
+                return x._where()
         return None
 
     def compute(self, array: NDArray) -> Any:

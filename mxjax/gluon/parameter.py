@@ -18,7 +18,7 @@ import numpy as onp
 from .. import _config, initializer, symbol
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device, current_device, needs_placing
-from .._ndarray import NDArray
+from .._ndarray import NDArray, device_copy
 from .._invoke import default_class as _default_class
 from ..optimizer import _donation
 
@@ -27,14 +27,6 @@ __all__ = ["Parameter", "Constant", "DeferredInitializationError"]
 
 class DeferredInitializationError(MXNetError):
     """The parameter's shape is not known yet: it is initialized on the block's first forward."""
-
-
-def _copy(values: Any, dtype: Any) -> jax.Array:
-    """A fresh device array of ``values`` as ``dtype``: host data by a transfer onto the current
-    device (JAX's ``jnp.array`` of a NumPy array compiles a program per shape)."""
-    if isinstance(values, jax.Array):
-        return jnp.array(values, dtype, copy=True)
-    return jax.device_put(onp.array(values, dtype=dtype, copy=True), current_device().jax_device)
 
 
 def _known(shape: tuple | None) -> bool:
@@ -219,15 +211,13 @@ class Parameter:
         if self._data is None:
             self.shape = tuple(values.shape)
             self._deferred = None
-            self._attach(_default_class()._wrap(_copy(values, self.dtype)))
+            self._attach(_default_class()._wrap(device_copy(values, self.dtype)))
             return
         if tuple(values.shape) != self._data.shape:
             raise MXNetValueError(f"Parameter {self.name!r}: set_data with shape {tuple(values.shape)}, "
                                   f"expected {self._data.shape}")
-        fresh, where = _copy(values, self._data.dtype), self._data._where()
-        if where is not None and where not in fresh.devices():  # the parameter stays on its device
-            fresh = jax.device_put(fresh, where)
-        self._data._set_data(fresh)
+        # (onto the parameter's own device)
+        self._data._set_data(device_copy(values, self._data.dtype, self._data._where()))
 
     @_config.with_x64
     def zero_grad(self) -> None:

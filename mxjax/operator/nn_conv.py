@@ -130,12 +130,21 @@ def convolution(data, weight, bias=None, *, kernel: shape = (), stride: shape = 
             fail(op, f"dilated kernel {d * (k - 1) + 1} on spatial axis {i} exceeds the padded input "
                      f"{size + 2 * p} (data {tuple(data.shape)}, pad={pad})")
     x, w = _common_float(op, data, weight)
-    out = onednn_ops.maybe_convolution(x, w, bias, stride, pad, dilate, num_group, channel_last)
+    out = onednn_ops.maybe_convolution(x, w, bias, stride, pad, dilate, num_group, channel_last,
+                                       xla=_xla_convolution)
     if out is not None:  # CPU float32/bfloat16 with the oneDNN extension (mxjax/_onednn)
         return out
+    return _xla_convolution(x, w, bias, stride, pad, dilate, num_group, channel_last)
+
+
+def _xla_convolution(x, w, bias, stride, pad, dilate, groups, channel_last):
+    """XLA's own convolution plus bias, MXNet's weight layout: the path off oneDNN, and the one
+    oneDNN's inference of thin inputs takes (``_onednn.ops.INFER_XLA_MAX_CHANNELS``)."""
+    spatial = "DHW"[3 - (x.ndim - 2):]
+    layout = "N" + spatial + "C" if channel_last else "NC" + spatial
     out = lax.conv_general_dilated(x, w, window_strides=stride, padding=[(p, p) for p in pad],
                                    rhs_dilation=dilate, dimension_numbers=_dimension_numbers(layout),
-                                   feature_group_count=num_group)
+                                   feature_group_count=groups)
     return _add_bias(out, bias, channel_last)
 
 

@@ -35,7 +35,7 @@ from .. import profiler as _profiler
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
 from ..dynamic import SegmentedGraph, has_dynamic_ops
-from .._ndarray import NDArray, array
+from .._ndarray import NDArray, array, device_copy
 from .._invoke import default_class as _default_class
 from ..graph import bulk as _bulk
 from ..graph.interpret import graph_function, node_op
@@ -239,17 +239,13 @@ class Executor:
                 raise MXNetValueError(f"forward: {name!r} is not an argument; arguments are {self.arg_names}")
             target = self.arg_dict[name]
             source = value.to_jax() if isinstance(value, NDArray) else value
-            if not isinstance(source, jax.Array):  # host data: a transfer (jnp.asarray compiles per shape)
-                source = onp.asarray(source, dtype=target.dtype)
+            if not isinstance(source, jax.Array):
+                source = onp.asarray(source)
             if tuple(source.shape) != target.shape:
                 raise MXNetValueError(f"forward: {name!r} has shape {tuple(source.shape)}, "
                                       f"the executor was bound with {target.shape}")
-            where = target._where()  # copied onto the argument's device, as MXNet copies into it
-            if isinstance(source, jax.Array):
-                source = source.astype(target.dtype)
-                target._write(source if where is None or where in source.devices() else jax.device_put(source, where))
-            else:
-                target._write(jax.device_put(source, where))
+            # copied onto the argument's device, as MXNet copies into it
+            target._write(device_copy(source, target.dtype, target._where()))
         if self._dynamic:
             return self._forward_segmented(bool(is_train))
         if self._awaiting_backward:  # the last training forward had no backward: fusing wasted work
@@ -489,7 +485,7 @@ def allocate_and_bind(symbol: Any, ctx: Device, grad_req: Any, type_dict: dict, 
 
     def zeros(name: str, shape: tuple) -> NDArray:
         dtype = normalize_dtype(type_dict.get(name) or inferred.get(name)) or onp.dtype(onp.float32)
-        return cls._wrap(jnp.zeros(shape, dtype))
+        return cls._wrap(device_copy(onp.zeros(shape, dtype), where=ctx.jax_device))  # on ctx, as MXNet
     args = {n: zeros(n, s) for n, s in zip(symbol.list_arguments(), arg_shapes)}
     aux = {n: zeros(n, s) for n, s in zip(symbol.list_auxiliary_states(), aux_shapes)}
     return Executor(symbol, ctx, args, None, grad_req, aux)
