@@ -1,4 +1,4 @@
-"""Builds mxjax's one native piece: the oneDNN convolution handlers (mxjax/_onednn/conv.cc).
+"""Builds mxjax's one native piece: the oneDNN convolution handlers (mxjax/_onednn/conv.cc, plans.cc).
 
 Everything else is in pyproject.toml.  The extension is optional: without a C++ compiler,
 oneDNN's wheels or jaxlib's FFI headers the install still succeeds, with a warning, and
@@ -62,7 +62,8 @@ setup(
     ext_modules=[
         Extension(
             "mxjax._onednn._conv",
-            sources=["mxjax/_onednn/conv.cc"],
+            sources=["mxjax/_onednn/conv.cc", "mxjax/_onednn/plans.cc"],
+            depends=["mxjax/_onednn/plans.h"],
             language="c++",
             extra_compile_args=["-std=c++17", "-O2", "-fvisibility=hidden", "-Wno-return-type"],
             # installed: <prefix>/lib/pythonX.Y/site-packages/mxjax/_onednn -> <prefix>/lib, where the

@@ -3,8 +3,8 @@
 ``--model cnn`` (default; batch 64 of 1x28x28): conv3x3x32-relu-maxpool2-conv3x3x64-relu-maxpool2-
 dense128-dense10, softmax cross-entropy, SGD.  ``--model resnet18``: resnet18_v1, 10 classes,
 batch 8 of 3x112x112.  A hybridized Gluon block; the step is record / backward / trainer.step.
-``--model resnet18-infer``: resnet18_v1 (1000 classes) forward only, batch 32 of 3x224x224
-(``--batch`` smaller to shorten it; its default 2 rounds take about 3 minutes on 2 shared cores,
+``--model resnet18-infer``: resnet18_v1 (1000 classes) forward only, batch 32 of 3x224x224,
+also with the weights reordered at every call instead of packed once (``--batch`` smaller to shorten it; its default 2 rounds take about 3 minutes on 2 shared cores,
 ``--rounds 3`` about 4).
 ``MXNET_ONEDNN_ENABLED`` is read once per process, so each variant runs in a child process of
 this run (``--child``), the variants alternating over ``--rounds`` rounds; the figure per
@@ -79,13 +79,14 @@ def network(nn, gluon, model: str, batch: int):
 
 
 def child(model: str, steps: int, warm: int, batch: int, layout_any: int | None, memory_last: int | None,
-          infer_xla_channels: int | None) -> None:
+          infer_xla_channels: int | None, pack: bool = True) -> None:
     """Time the hybridized mxjax training step and forward pass in this process; print JSON."""
     import mxjax as mx
     from mxjax import autograd, gluon
-    from mxjax._onednn import library, ops
+    from mxjax._onednn import library, ops, packing
     from mxjax.gluon import nn
 
+    packing.ENABLED = pack
     if layout_any is not None and library() is not None:
         library().mxjax_onednn_set_layout_any(layout_any)
     if memory_last is not None:
@@ -121,11 +122,13 @@ def child(model: str, steps: int, warm: int, batch: int, layout_any: int | None,
     res = {}
     for key, run in (("ms", train), ("infer_ms", infer))[model == "resnet18-infer":]:
         run(warm)
+        print(f"{MARK} {key} begin", flush=True)  # ONEDNN_VERBOSE's lines between the marks: this run's
         t = time.perf_counter()
         run(steps)
         res[key] = (time.perf_counter() - t) / steps * 1e3
+        print(f"{MARK} {key} end", flush=True)
     print(json.dumps({**res, "onednn_traces": ops.stats["onednn"], "lax_traces": ops.stats["lax"],
-                      "infer_xla_traces": ops.stats["onednn_infer_xla"]}))
+                      "infer_xla_traces": ops.stats["onednn_infer_xla"], "packed_traces": ops.stats["onednn_packed"]}))
 
 
 def designs(steps: int) -> None:
@@ -229,12 +232,47 @@ def breakdown(steps: int) -> None:
         print(f"  {label:<24} XLA {timed(pool_grad, f32(*shape)):7.2f}")
 
 
+MARK = "mxjax-benchmark-timed"
+
+
 def spawn(cmd: list, env: dict) -> dict:
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     for line in reversed(out.stdout.splitlines()):
         if line.startswith("{"):
-            return json.loads(line)
+            return {**json.loads(line), "stdout": out.stdout}
     raise RuntimeError(f"{cmd[:3]} failed:\n{out.stderr[-2000:]}")
+
+
+def primitive_times(stdout: str, key: str, steps: int) -> dict:
+    """ms per step of each kind of oneDNN primitive ONEDNN_VERBOSE=profile_exec logged in the
+    timed run ``key``: convolutions, reorders of activations and of weights, the rest."""
+    lines = stdout.split(f"{MARK} {key} begin", 1)[-1].split(f"{MARK} {key} end", 1)[0].splitlines()
+    total: dict = {}
+    for line in lines:
+        fields = line.split(",")
+        if not line.startswith("onednn_verbose") or "exec" not in fields:
+            continue
+        kind = fields[fields.index("exec") + 2]
+        if kind == "reorder":  # weights' blocked layouts start with the output-channel block: "A..."/"AB..."
+            kind = "reorder (weights)" if "blocked:A" in line else "reorder (activations)"
+        total[kind] = total.get(kind, 0.0) + float(fields[-1]) / steps
+    return total
+
+
+def floor(me: list, native_ms: float, onednn_ms: float, steps: int) -> None:
+    """Where the oneDNN training step's time goes, and the ratio to XLA native it could reach
+    with convolutions and reorders taking no time at all."""
+    res = spawn(me, {**os.environ, "MXNET_ONEDNN_ENABLED": "1", "ONEDNN_VERBOSE": "profile_exec"})
+    times = primitive_times(res["stdout"], "ms", steps)
+    conv = sum(ms for kind, ms in times.items() if kind.startswith(("convolution", "reorder")))
+    rest = onednn_ms - conv
+    print("  where the oneDNN step's time goes (ONEDNN_VERBOSE=profile_exec, one run), ms per step:")
+    for kind, ms in sorted(times.items(), key=lambda kv: -kv[1]):
+        print(f"    {kind:<32} {ms:7.2f}")
+    print(f"    {'the rest (XLA ops, dispatch)':<32} {rest:7.2f}   (the step's median minus convolutions "
+          "and reorders)")
+    print(f"  floor: with convolutions and reorders free the step would still take {rest:.2f} ms: at most "
+          f"{native_ms / rest:.2f}x XLA native's {native_ms:.2f} ms")
 
 
 def main() -> None:
@@ -253,6 +291,8 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--layout-any", type=int, help="oneDNN picks layouts of: 0 nothing, 1 weights, 2 all")
     parser.add_argument("--memory-last", type=int, help="1: activations stored channel-last for oneDNN")
+    parser.add_argument("--no-pack", action="store_true",
+                        help="inference reorders the convolution weights at every call (mxjax/_onednn/packing.py)")
     parser.add_argument("--infer-xla-channels", type=int,
                         help="inference on XLA up to this many input channels (mxjax/_onednn/ops.py's rule)")
     args = parser.parse_args()
@@ -266,7 +306,7 @@ def main() -> None:
         return
     if args.child:
         child(args.model, args.steps, args.warm, args.batch, args.layout_any, args.memory_last,
-              args.infer_xla_channels)
+              args.infer_xla_channels, not args.no_pack)
         return
     me = [sys.executable, os.path.abspath(__file__), "--child", "--model", args.model, "--steps", str(args.steps),
           "--warm", str(args.warm), "--batch", str(args.batch)]
@@ -274,6 +314,9 @@ def main() -> None:
         me += ["--infer-xla-channels", str(args.infer_xla_channels)]
     variants = {"mxjax hybridized, oneDNN": (me, {"MXNET_ONEDNN_ENABLED": "1"}),
                 "mxjax hybridized, XLA native (MXNET_ONEDNN_ENABLED=0)": (me, {"MXNET_ONEDNN_ENABLED": "0"})}
+    if heavy:  # inference: what packing the weights once saves
+        variants["mxjax hybridized, oneDNN, weights reordered per call"] = (me + ["--no-pack"],
+                                                                           {"MXNET_ONEDNN_ENABLED": "1"})
     if args.mxnet and os.path.exists(args.mxnet):
         variants["MXNet (" + args.mxnet + ")"] = ([args.mxnet, "-c", MXNET_STEP, args.model, str(args.steps),
                                                     str(args.warm), str(args.batch)], {})
@@ -307,7 +350,8 @@ def main() -> None:
             med = float(onp.median(ts[key]))
             extra = info[label]
             paths = (f"  [convolutions traced: oneDNN {extra['onednn_traces']} (inference on XLA: "
-                     f"{extra['infer_xla_traces']}), XLA {extra['lax_traces']}]"
+                     f"{extra['infer_xla_traces']}, on packed weights: {extra['packed_traces']}), "
+                     f"XLA {extra['lax_traces']}]"
                      if "onednn_traces" in extra and key == shown[0][0] else "")
             print(f"    {label:<56} {med:8.2f} ms  {base / med:5.2f}x vs XLA native{paths}")
             if label == "mxjax hybridized, oneDNN":
@@ -315,6 +359,8 @@ def main() -> None:
     if "ms" in ratios:
         print(f"  goal: training step with oneDNN >= 4x faster than XLA native: {ratios['ms']:.2f}x, "
               f"{'met' if ratios['ms'] >= 4 else 'NOT met'}")
+        floor(me, float(onp.median(times[native]["ms"])),
+              float(onp.median(times["mxjax hybridized, oneDNN"]["ms"])), args.steps)
 
 
 if __name__ == "__main__":

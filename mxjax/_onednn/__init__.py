@@ -1,7 +1,7 @@
 """oneDNN kernels for CPU convolutions, called from XLA programs through XLA's FFI.
 
-``conv.cc`` (built at install time by ``setup.py`` into ``_conv*.so``) holds the
-handlers; this module loads it with ctypes, registers its handlers as CPU custom-call
+``conv.cc`` and ``plans.cc`` (built at install time by ``setup.py`` into ``_conv*.so``)
+hold the handlers; this module loads it with ctypes, registers its handlers as CPU custom-call
 targets and says whether that worked (``available()``).  Loading is lazy (first use)
 and never raises: a missing or broken build leaves ``available()`` False with the reason
 in ``load_error()``, and mxjax keeps XLA's own convolution.
@@ -33,6 +33,8 @@ TARGETS = {
     "forward": "mxjax_onednn_conv_forward",
     "backward_data": "mxjax_onednn_conv_backward_data",
     "backward_weights": "mxjax_onednn_conv_backward_weights",
+    "pack_weights": "mxjax_onednn_conv_pack_weights",
+    "forward_packed": "mxjax_onednn_conv_forward_packed",
 }
 
 # Plans kept by default: a few per layer (forward, backward-data, backward-weights) of a large
@@ -84,6 +86,8 @@ def _load() -> None:
     lib.mxjax_onednn_set_layout_any.argtypes = [ctypes.c_int]
     lib.mxjax_onednn_set_cache_capacity.argtypes = [ctypes.c_int64]
     lib.mxjax_onednn_plans_cached.restype = ctypes.c_int64
+    lib.mxjax_onednn_packed_bytes.restype = ctypes.c_int64
+    lib.mxjax_onednn_packed_bytes.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int64]
     size = os.environ.get("MXNET_ONEDNN_CACHE_NUM", "").strip()
     try:
         capacity = int(size) if size else PLAN_CACHE_SIZE

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import TARGETS, available, enabled, library, load_error
+from . import TARGETS, available, enabled, library, load_error, packing
 
 _log = logging.getLogger(__name__)
 # How many convolutions were traced on each path (tests and diagnostics read it).
@@ -185,8 +185,8 @@ def maybe_convolution(x, w, bias, stride, pad, dilate, groups, channel_last, xla
         head = (0, _DTYPES[x.dtype], x.ndim - 2, int(channel_last))
         tail = (int(groups), int(bias is not None), x.shape[0], x.shape[ch], w.shape[0])
         tail2 = (*sp(x.shape), *sp(w.shape), *sp(out_shape), *stride, *pad, *dilate)
-        reason = (_check(tuple(int(v) for v in (*head, int(memory_last), *tail, 0, *tail2))) or
-                  _check(tuple(int(v) for v in (*head, int(not channel_last), *tail, 1, *tail2))))
+        infer_flat = tuple(int(v) for v in (*head, int(not channel_last), *tail, 1, *tail2))
+        reason = _check(tuple(int(v) for v in (*head, int(memory_last), *tail, 0, *tail2))) or _check(infer_flat)
     if reason is not None:
         _log.debug("Convolution data %s weight %s: XLA path (%s)", tuple(x.shape), tuple(w.shape), reason)
         stats["lax"] += 1
@@ -198,6 +198,10 @@ def maybe_convolution(x, w, bias, stride, pad, dilate, groups, channel_last, xla
     stats["onednn_infer_xla"] += thin
     spec = Spec(tuple(stride), tuple(pad), tuple(dilate), int(groups), bool(channel_last), memory_last,
                 out_shape, bias is not None, infer_xla)
+    packed = None if thin or not INFER_PLAIN else packing.lookup(w, infer_flat)
+    if packed is not None:  # a hybridized block's inference program, its weight packed once (packing.py)
+        stats["onednn_packed"] += 1
+        return packing.forward_packed(x, packed, b, infer_flat, out_shape, _infer_spec(spec).act_layout(x.ndim))
     return _conv(x, w, b, spec)
 
 

@@ -18,7 +18,7 @@ from .._ndarray import NDArray
 from ..base import MXNetError
 from ..dynamic.segments import SegmentedGraph, dynamic_ops
 from ..symbol.interpret import graph_function, graph_program, is_random, node_op
-from ._weight_layout import conv_weight_layouts, relaid_program
+from ._weight_layout import weight_program
 
 __all__ = ["CachedGraph", "run_op_hook"]
 
@@ -53,10 +53,9 @@ class CachedGraph:
             return
         program = graph_program(symbol._outputs, self.input_names, aux_names, training)
         self.compiled = compiled = jax.jit(program)
-        # calls not recorded for autograd take convolution weights pre-transposed (_weight_layout)
-        self.weight_layouts = conv_weight_layouts(symbol._outputs, self.input_names, by_name)
-        self.relaid = relaid_program(program, self.weight_layouts) if self.weight_layouts else None
-        self.relaid_held: dict = {}
+        # calls not recorded for autograd take convolution weights in the layout they are read in
+        # (_weight_layout); None: they run `compiled`
+        self.inference = weight_program(program, compiled, symbol._outputs, self.input_names, by_name)
         # what the autograd tape records for a call: one node (the rng key rides along as the last input)
         self.tape_key = ("hybrid", self.serial)
         self.tape_fn = lambda *a: compiled(a[:-1], a[-1])

@@ -26,7 +26,6 @@ from ..ndarray._io import save
 from ..symbol import var
 from ._cached_graph import CachedGraph, run_op_hook
 from ._hybrid_forward import input_names, trace_symbolic
-from ._weight_layout import relaid_inputs
 from .parameter import DeferredInitializationError
 
 __all__ = ["CachedOp", "structure_changed"]
@@ -71,10 +70,7 @@ class CachedOp:
         else:
             try:
                 args = tuple(x.to_jax() for x in inputs)
-                if entry.relaid is not None:
-                    raw = entry.relaid(relaid_inputs(args, entry.weight_layouts, entry.relaid_held), rng)
-                else:
-                    raw = entry.compiled(args, rng)
+                raw = (entry.inference or entry.compiled)(args, rng)
             except MXNetError:
                 raise
             except Exception as err:  # a check inside the program (while_loop's max_iterations) failed
@@ -82,7 +78,9 @@ class CachedOp:
                 raise MXNetError(f"{type(self).__name__}: {lines[-1] if lines else err}") from None
             results = tuple(np_class()._wrap(o) for o in raw)
             if first:  # the program is compiled now: count its size
-                compile_cache.grow(self._cache, key, compile_cache.executable_bytes(entry.compiled, args, rng), 0)
+                program, ran = (entry.compiled, (args, rng)) if entry.inference is None else \
+                    entry.inference.compiled_call(args, rng)
+                compile_cache.grow(self._cache, key, compile_cache.executable_bytes(program, *ran), 0)
         results = results if isinstance(results, tuple) else (results,)
         outs, updates = results[:entry.n_out], results[entry.n_out:]
         if self._op_hook is not None:

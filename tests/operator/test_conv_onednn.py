@@ -19,7 +19,7 @@ from jax import lax
 
 import mxjax as mx
 from mxjax import autograd
-from mxjax._onednn import TARGETS, available, load_error, ops
+from mxjax._onednn import TARGETS, available, load_error, ops, packing
 from mxjax.base import MXNetError
 from mxjax.gluon import nn
 from mxjax.operator import get_op
@@ -106,6 +106,9 @@ def check_against_lax(c, seed=0):
     saved, ops.INFER_XLA_MAX_CHANNELS = ops.INFER_XLA_MAX_CHANNELS, 0
     try:
         close(jax.jit(op_fn(c))(x, w, b), want, f"inference on oneDNN {c}")
+        # a hybridized block's inference: the weight packed into oneDNN's layout beforehand
+        run = lambda args, _: op_fn(c)(*args)  # noqa: E731
+        close(packing.PackedProgram(run, jax.jit(run), [1])((x, w, b), None), want, f"packed weights {c}")
     finally:
         ops.INFER_XLA_MAX_CHANNELS = saved
 
@@ -205,7 +208,7 @@ def test_inside_user_jit():
     f = op_fn(c)
     loss = jax.jit(jax.value_and_grad(lambda x, w: (f(x, w, None) ** 2).sum(), argnums=(0, 1)))
     hlo = loss.lower(x, w).as_text()
-    assert all(t in hlo for t in TARGETS.values()), hlo
+    assert all(TARGETS[k] in hlo for k in ("forward", "backward_data", "backward_weights")), hlo
     (value, grads) = loss(x, w)
     ref = lambda x, w: (lax_conv(x, w, None, (1, 1), (1, 1), (1, 1), 1, False) ** 2).sum()  # noqa: E731
     rv, rg = jax.value_and_grad(ref, argnums=(0, 1))(x, w)
@@ -251,6 +254,25 @@ def test_handler_error_is_mxnet_error(monkeypatch):
     x = mx.np.array(onp.ones((1, 2, 4, 3), "float32"))  # new shapes: the failed program stays cached
     good = mx.npx.convolution(x, w, kernel=(1, 1), num_filter=3, no_bias=True)
     close(good.asnumpy(), onp.full((1, 3, 4, 3), 2.0), "after the error")
+
+
+def test_packed_weights_of_the_wrong_size_are_an_mxnet_error(monkeypatch):
+    """A packed weight that does not fit the plan (here: made so on purpose) gives an MXNetError
+    naming Convolution and the sizes, not a crash; packing as it should works again after."""
+    net = nn.Conv2D(4, 3, in_channels=40)
+    net.initialize(mx.init.Uniform(0.5))
+    x = mx.np.array(onp.random.default_rng(40).standard_normal((1, 40, 5, 5)).astype("float32"))
+    expected = net(x).asnumpy()
+    net.hybridize()
+    real = packing.pack
+    monkeypatch.setattr(packing, "pack", lambda w, flat: real(w, flat)[:-4])
+    with pytest.raises(MXNetError) as err:
+        net(x).asnumpy()
+    text = str(err.value)
+    assert "Convolution" in text and "packed weights of bytes" in text and "(1, 40, 5, 5)" in text, text
+    monkeypatch.undo()
+    net.hybridize()
+    close(net(x).asnumpy(), expected, "after the error")
 
 
 def _printed(script: str, **env: str) -> list:
