@@ -8,6 +8,7 @@ again only when it moved.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import operator
 from typing import Any
@@ -28,7 +29,7 @@ from ._cached_graph import CachedGraph, run_op_hook
 from ._hybrid_forward import input_names, trace_symbolic
 from .parameter import DeferredInitializationError
 
-__all__ = ["CachedOp", "structure_changed"]
+__all__ = ["CachedOp", "children_imperative", "structure_changed"]
 
 # Bumped by every change of any block tree's structure (a child or parameter added, replaced or
 # removed, a cast): a hybridized block compares its structure again only when this moved.
@@ -37,6 +38,26 @@ _structure_epoch = [0]
 
 def structure_changed() -> None:
     _structure_epoch[0] += 1
+
+
+# Set while a block runs imperatively to learn its deferred parameter shapes: its hybridized
+# children run their forward as it is instead of compiling programs of their own (resnet18_v1
+# compiled 44 programs nobody would call again; MXNet infers the shapes without them too).
+_shape_run = [False]
+
+
+@contextlib.contextmanager
+def _imperative_children():
+    saved, _shape_run[0] = _shape_run[0], True
+    try:
+        yield
+    finally:
+        _shape_run[0] = saved
+
+
+def children_imperative() -> bool:
+    """Whether hybridized blocks run imperatively now (a parent is learning its parameter shapes)."""
+    return _shape_run[0]
 
 
 _autograd_entry = operator.attrgetter("_ag")
@@ -139,7 +160,7 @@ class CachedOp:
             for p in self.collect_params().values():
                 p._check()
         except DeferredInitializationError:  # in predict mode, so BatchNorm's running stats stay put
-            with autograd.pause(False):
+            with autograd.pause(False), _imperative_children():
                 self._forward_compat(*arrays)
         if self._is_legacy():  # 1.x: hybrid_forward(mx.sym, ...) builds the graph itself
             return trace_symbolic(self, arrays, training)

@@ -34,7 +34,7 @@ from ..subgraph.property import PARTITION_OPTIONS, check_backend_options
 from ..symbol import Symbol
 from ._arguments import check_hybridize_options, has_array, init_keywords, reject_unknown
 from ._block_files import ParameterFiles
-from ._cached_op import CachedOp, structure_changed
+from ._cached_op import CachedOp, children_imperative, structure_changed
 from ._hybrid_forward import ParameterDict, call_imperative, call_on_symbols, has_symbol, infer_parameter_shapes
 from ._summary import print_summary
 from .parameter import DeferredInitializationError, Parameter, _known
@@ -353,7 +353,7 @@ class HybridBlock(CachedOp, Block):
                              f"inputs, got ({', '.join(type(a).__name__ for a in args)})")
         if has_symbol(args):  # 1.x: a block called on Symbols builds its graph on them
             return call_on_symbols(self, args, kwargs)
-        if not self._active or dc.is_deferred_compute() or kwargs:
+        if not self._active or dc.is_deferred_compute() or kwargs or children_imperative():
             return self._forward_compat(*args, **kwargs)
         if _profiler._program_hook is not None:  # the profiler records the call as one event
             return _profiler._program_hook(type(self).__name__, self._call_cached, args)

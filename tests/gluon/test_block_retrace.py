@@ -12,6 +12,7 @@ import mxjax as mx
 from mxjax import gluon, np
 from mxjax._value_reads import TracedValueError, TracedValueWarning
 from mxjax.gluon import nn
+from oracle import compilations
 
 
 def _x(rows=2, cols=5):
@@ -216,3 +217,24 @@ def test_unknown_mode_is_an_error(monkeypatch):
     net.hybridize()
     with pytest.raises(mx.base.MXNetValueError, match="MXNET_TRACE_VALUE_READ='loud'"):
         net(np.ones(3))
+
+
+def test_deferred_shapes_compile_one_program():
+    """The first call of a hybridized block with deferred parameter shapes runs it once
+    imperatively to learn them; its hybridized children run as they are then, not as programs
+    of their own (which nothing would call again): one program compiled, right answers."""
+    net = nn.HybridSequential()
+    for _ in range(3):
+        inner = nn.HybridSequential()
+        inner.add(nn.Dense(8, activation="relu"), nn.Dense(4))
+        net.add(inner)
+    net.initialize(mx.init.Uniform(0.5))
+    net.hybridize()
+    x = _x()
+    with compilations() as compiles:
+        got = net(x).asnumpy()
+    programs = [m for m in compiles if m.startswith("Compiling jit(run)")]  # a cached op's graph program
+    assert len(programs) == 1, programs
+    onp.testing.assert_allclose(got, _imperative(net, x), rtol=1e-6, atol=1e-6)
+    onp.testing.assert_allclose(net[1](net[0](x)).asnumpy(), _imperative(net[1], _imperative(net[0], x)),
+                                rtol=1e-6, atol=1e-6)  # children called alone still work
