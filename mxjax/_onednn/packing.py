@@ -1,11 +1,12 @@
 """Inference convolutions on weights packed once into oneDNN's own layout.
 
 oneDNN's inference forward reads its weights in a blocked layout of its choosing; handed
-MXNet's layout, it reorders them at every call (resnet18_v1: 45 MB per forward pass).  A
-hybridized block's calls that nothing differentiates therefore run :class:`PackedProgram`:
-its program takes, beside each convolution weight, that weight packed, packed once per
-weight array and kept until the parameter's array changes (a weak reference sees it), as
-MXNet's oneDNN backend keeps reordered weights until they are written.
+MXNet's layout, it reorders them at every call (resnet18_v1: 45 MB per forward pass).  The
+programs that run calls nothing differentiates -- a hybridized block's inference program,
+a bulk segment of imperative ops -- are therefore :class:`PackedProgram`: besides each
+convolution weight they take that weight packed.  A weight is packed once per array and
+configuration (:func:`packed`) and kept while the array lives, as MXNet's oneDNN backend
+keeps reordered weights until they are written: a parameter's new array is packed anew.
 
 While such a program is traced, :func:`lookup` (called by ``ops.maybe_convolution``) finds
 the packed tracer of a weight tracer by identity; a weight used any other way simply stays
@@ -23,9 +24,9 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import TARGETS, library
+from . import TARGETS, available, enabled, library
 
-__all__ = ["PackedProgram", "lookup", "forward_packed", "pack", "packed_bytes"]
+__all__ = ["PackedProgram", "applies", "lookup", "forward_packed", "pack", "packed", "packed_bytes"]
 
 
 class _Slot(NamedTuple):
@@ -47,6 +48,11 @@ def _tracing(table: dict):
         yield
     finally:
         _tables.pop()
+
+
+def applies() -> bool:
+    """Whether convolutions run on oneDNN here: a CPU backend with the extension on and loaded."""
+    return jax.default_backend() == "cpu" and enabled() and available()
 
 
 def lookup(w: Any, flat: tuple) -> Any:
@@ -81,6 +87,21 @@ def pack(w: Any, flat: tuple) -> Any:
     return _packer(flat)(w)
 
 
+_kept: dict = {}  # (id(weight), configuration) -> (weak reference to the weight, packed weight)
+
+
+def packed(w: Any, flat: tuple) -> Any:
+    """``pack(w, flat)``, kept while ``w`` lives: an array is packed once per configuration."""
+    key = (id(w), flat)
+    kept = _kept.get(key)
+    if kept is None or kept[0]() is not w:
+        def forget(ref, key=key):
+            if _kept.get(key, (None,))[0] is ref:
+                del _kept[key]
+        kept = _kept[key] = (weakref.ref(w, forget), pack(w, flat))
+    return kept[1]
+
+
 def forward_packed(x: Any, packed: Any, bias: Any, flat: tuple, out_shape: tuple, layout: Any) -> Any:
     """The inference convolution ``flat`` on packed weights; ``layout`` is the activations'
     major-to-minor order asked of XLA (None: row-major)."""
@@ -97,31 +118,26 @@ class PackedProgram:
     The first call traces the program once without compiling it to learn each weight's
     convolution configuration (those of the input signature the program was built for);
     weights used by one configuration that oneDNN packs are handed packed from then on.
-    Where none is, ``compiled`` (the plain program) runs.
+    Where none is, ``compiled`` (the plain program, jitted) runs.
     """
 
     def __init__(self, program: Callable, compiled: Callable, positions: Sequence[int]) -> None:
         self.program, self.compiled, self.positions = program, compiled, tuple(positions)
         self.flats: dict | None = None  # {position: configuration}, after the first call
-        self.held: dict = {}  # {position: (weak reference to the weight, packed weight)}
         self._run = None
 
     def __call__(self, args: tuple, rng: Any) -> Any:
+        program, call = self.prepare(args, rng)
+        return program(*call)
+
+    def prepare(self, args: tuple, rng: Any) -> tuple:
+        """The jitted program a call with these arguments runs, and its arguments."""
         if self.flats is None:
             self.flats = self._discover(args, rng)
             self._run = jax.jit(self._packed_program) if self.flats else None
         if self._run is None:
-            return self.compiled(args, rng)
-        return self._run(*self._arguments(args, rng))
-
-    def compiled_call(self, args: tuple, rng: Any) -> tuple:
-        """The jitted program a call with these arguments runs, and its arguments."""
-        if self._run is None:
             return self.compiled, (args, rng)
-        return self._run, self._arguments(args, rng)
-
-    def _arguments(self, args: tuple, rng: Any) -> tuple:
-        return args, tuple(self._packed(args[p], p) for p in self.flats), rng
+        return self._run, (args, tuple(packed(args[p], flat) for p, flat in self.flats.items()), rng)
 
     def _discover(self, args: tuple, rng: Any) -> dict:
         seen: dict = {}
@@ -137,14 +153,8 @@ class PackedProgram:
         return {p: next(iter(flats)) for p, flats in seen.items()
                 if len(flats) == 1 and packed_bytes(next(iter(flats))) > 0}
 
-    def _packed_program(self, inputs: tuple, packed: tuple, rng: Any) -> Any:
+    def _packed_program(self, inputs: tuple, weights: tuple, rng: Any) -> Any:
         table = {id(inputs[p]): _Slot(inputs[p], w, flat, None)
-                 for (p, flat), w in zip(self.flats.items(), packed)}
+                 for (p, flat), w in zip(self.flats.items(), weights)}
         with _tracing(table):
             return self.program(inputs, rng)
-
-    def _packed(self, source: Any, position: int) -> Any:
-        kept = self.held.get(position)
-        if kept is None or kept[0]() is not source:
-            kept = self.held[position] = (weakref.ref(source), pack(source, self.flats[position]))
-        return kept[1]

@@ -91,7 +91,9 @@ class CachedOp:
         else:
             try:
                 args = tuple(x.to_jax() for x in inputs)
-                raw = (entry.inference or entry.compiled)(args, rng)
+                program, call = (entry.compiled, (args, rng)) if entry.inference is None else \
+                    entry.inference.prepare(args, rng)
+                raw = program(*call)
             except MXNetError:
                 raise
             except Exception as err:  # a check inside the program (while_loop's max_iterations) failed
@@ -99,9 +101,7 @@ class CachedOp:
                 raise MXNetError(f"{type(self).__name__}: {lines[-1] if lines else err}") from None
             results = tuple(np_class()._wrap(o) for o in raw)
             if first:  # the program is compiled now: count its size
-                program, ran = (entry.compiled, (args, rng)) if entry.inference is None else \
-                    entry.inference.compiled_call(args, rng)
-                compile_cache.grow(self._cache, key, compile_cache.executable_bytes(program, *ran), 0)
+                compile_cache.grow(self._cache, key, compile_cache.executable_bytes(program, *call), 0)
         results = results if isinstance(results, tuple) else (results,)
         outs, updates = results[:entry.n_out], results[entry.n_out:]
         if self._op_hook is not None:

@@ -23,8 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _onednn
-from .._onednn.packing import PackedProgram
+from .._onednn import packing
 from ..graph.ir import topo_order
 
 __all__ = ["conv_weights", "weight_program"]
@@ -62,8 +61,8 @@ def weight_program(program: Callable, compiled: Callable, outputs: Sequence[Any]
     weights = conv_weights(outputs, input_names, params)
     if not weights:
         return None
-    if _onednn.enabled() and _onednn.available():
-        return PackedProgram(program, compiled, sorted(weights))
+    if packing.applies():
+        return packing.PackedProgram(program, compiled, sorted(weights))
     layouts = {}
     for position, channel_last in weights.items():
         spatial = len(params[input_names[position]].shape) - 2
@@ -96,7 +95,7 @@ class TransposedProgram:
     def __call__(self, args: tuple, rng: Any) -> Any:
         return self._run(self._relaid(args), rng)
 
-    def compiled_call(self, args: tuple, rng: Any) -> tuple:
+    def prepare(self, args: tuple, rng: Any) -> tuple:
         """The jitted program a call with these arguments runs, and its arguments."""
         return self._run, (self._relaid(args), rng)
 

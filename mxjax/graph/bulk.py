@@ -25,7 +25,6 @@ keeps running op by op.
 """
 from __future__ import annotations
 
-import math
 import os
 import threading
 import weakref
@@ -35,6 +34,7 @@ import jax
 from jax._src.array import ArrayImpl
 
 from .. import _config
+from .._onednn import packing
 from . import compile_cache
 from ..base import MXNetError, MXNetValueError
 from ..device import jax_default_device
@@ -349,14 +349,17 @@ def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tupl
             _SEEN.note(key)
             _replay(nodes, leaves, handles)
             return
-        found = (jax.jit(_program(nodes, wanted)), [0])
+        found = (_compiled(nodes, wanted), [0])
     program, known = found
     previous = _swap_x64(True)
     try:
-        values = program(*leaves)
+        args = leaves
+        if type(program) is packing.PackedProgram:  # convolutions on weights packed for oneDNN
+            program, args = program.prepare(tuple(leaves), None)
+        values = program(*args)
         count = program._cache_size()
         if count != known[0]:  # compiled for a new signature: count it in the compile cache
-            nbytes = compile_cache.executable_bytes(program, *leaves)
+            nbytes = compile_cache.executable_bytes(program, *args)
             if known[0] == 0:
                 compile_cache.store(_PROGRAMS, key, found, nbytes, count)
             else:
@@ -369,6 +372,18 @@ def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tupl
     _restore_x64(previous)
     for index, value in zip(wanted, values):
         handles[index].value = value
+
+
+def _compiled(nodes: list, wanted: tuple) -> Any:
+    """The segment's program: ``jax.jit`` of it, or, where convolutions run on oneDNN, a
+    ``packing.PackedProgram`` that hands them their weights packed once (not per call)."""
+    run = _program(nodes, wanted)
+    weights = sorted({-1 - args[1] for op, _, _, args, _ in nodes
+                      if op.name == "Convolution" and len(args) > 1 and type(args[1]) is int and args[1] < 0})
+    if weights and packing.applies():
+        on_tuple = lambda leaves, _: run(*leaves)  # noqa: E731 -- the calling convention packing takes
+        return packing.PackedProgram(on_tuple, jax.jit(on_tuple), weights)
+    return jax.jit(run)
 
 
 def _program(nodes: list, wanted: tuple) -> Callable[..., list]:

@@ -258,7 +258,7 @@ def test_handler_error_is_mxnet_error(monkeypatch):
 
 def test_packed_weights_of_the_wrong_size_are_an_mxnet_error(monkeypatch):
     """A packed weight that does not fit the plan (here: made so on purpose) gives an MXNetError
-    naming Convolution and the sizes, not a crash; packing as it should works again after."""
+    naming Convolution and the sizes, not a crash; a weight packed as it should works after."""
     net = nn.Conv2D(4, 3, in_channels=40)
     net.initialize(mx.init.Uniform(0.5))
     x = mx.np.array(onp.random.default_rng(40).standard_normal((1, 40, 5, 5)).astype("float32"))
@@ -271,7 +271,7 @@ def test_packed_weights_of_the_wrong_size_are_an_mxnet_error(monkeypatch):
     text = str(err.value)
     assert "Convolution" in text and "packed weights of bytes" in text and "(1, 40, 5, 5)" in text, text
     monkeypatch.undo()
-    net.hybridize()
+    net.weight.set_data(net.weight.data() * 1)  # a new array: packed anew, as it should be
     close(net(x).asnumpy(), expected, "after the error")
 
 
@@ -504,3 +504,25 @@ def test_cache_size_from_environment():
     assert _printed(script, MXNET_ONEDNN_CACHE_NUM="3") == ["3", "12"]
     # a value that is no integer: a warning, the default bound, and oneDNN still used
     assert _printed(script, MXNET_ONEDNN_CACHE_NUM="many") == ["12", "12"]
+
+
+def test_imperative_inference_packs_weights_once(monkeypatch):
+    """Imperative convolutions (bulk execution: a repeated segment runs as one program) take
+    their weights packed too, once per weight array, and give lax's answer; a changed weight
+    (a new array) is packed anew."""
+    seen, real = [], packing.pack
+    monkeypatch.setattr(packing, "pack", lambda w, flat: seen.append(tuple(w.shape)) or real(w, flat))
+    rng = onp.random.default_rng(41)
+    x_np = rng.standard_normal((2, 40, 6, 6)).astype("float32")
+    w_np = rng.standard_normal((8, 40, 3, 3)).astype("float32")
+    x, w = mx.np.array(x_np), mx.np.array(w_np)
+    want = lax_conv(jnp.asarray(x_np), jnp.asarray(w_np), None, (1, 1), (1, 1), (1, 1), 1, False)
+    before = ops.stats["onednn_packed"]
+    for _ in range(5):  # the structure's third sighting on compiles one program
+        y = mx.npx.convolution(x, w, kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True)
+        close((y * 1).asnumpy(), want, "imperative inference")
+    assert seen == [(8, 40, 3, 3)] and ops.stats["onednn_packed"] > before
+    w = mx.np.array(w_np * 2)  # a new array (a parameter after an update)
+    y = mx.npx.convolution(x, w, kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True)
+    close((y * 1).asnumpy(), onp.asarray(want) * 2, "a new weight")
+    assert seen == [(8, 40, 3, 3)] * 2
