@@ -259,20 +259,36 @@ def primitive_times(stdout: str, key: str, steps: int) -> dict:
     return total
 
 
+# The CNN's convolutions, (batch, in channels, out channels, output height/width, kernel side): a
+# training step runs each as forward, backward-data and backward-weights, each as many flops.
+CNN_CONVS = ((64, 1, 32, 26, 3), (64, 32, 64, 11, 3))
+
+
 def floor(me: list, native_ms: float, onednn_ms: float, steps: int) -> None:
-    """Where the oneDNN training step's time goes, and the ratio to XLA native it could reach
-    with convolutions and reorders taking no time at all."""
+    """Where the oneDNN training step's time goes, and the ratios to XLA native it could reach:
+    with oneDNN's kernels as they are but no reorders, and with no convolution time at all."""
     res = spawn(me, {**os.environ, "MXNET_ONEDNN_ENABLED": "1", "ONEDNN_VERBOSE": "profile_exec"})
     times = primitive_times(res["stdout"], "ms", steps)
-    conv = sum(ms for kind, ms in times.items() if kind.startswith(("convolution", "reorder")))
-    rest = onednn_ms - conv
+    kernels = times.get("convolution", 0.0)
+    rest = onednn_ms - kernels - sum(ms for kind, ms in times.items() if kind.startswith("reorder"))
+    gflop = sum(3 * 2 * n * i * o * hw * hw * k * k for n, i, o, hw, k in CNN_CONVS) / 1e9
     print("  where the oneDNN step's time goes (ONEDNN_VERBOSE=profile_exec, one run), ms per step:")
     for kind, ms in sorted(times.items(), key=lambda kv: -kv[1]):
         print(f"    {kind:<32} {ms:7.2f}")
     print(f"    {'the rest (XLA ops, dispatch)':<32} {rest:7.2f}   (the step's median minus convolutions "
           "and reorders)")
-    print(f"  floor: with convolutions and reorders free the step would still take {rest:.2f} ms: at most "
-          f"{native_ms / rest:.2f}x XLA native's {native_ms:.2f} ms")
+    a = onp.random.default_rng(0).random((2048, 2048), dtype=onp.float32)
+    a @ a
+    t = time.perf_counter()
+    for _ in range(5):
+        a @ a
+    peak = 2 * 2048 ** 3 * 5 / (time.perf_counter() - t) / 1e9  # this CPU's practical float32 rate
+    at_peak = gflop / peak * 1e3
+    print(f"  the convolution kernels: {gflop:.2f} GFLOP per step at {gflop / kernels * 1e3:.0f} GFLOP/s "
+          f"(a 2048x2048 float32 matrix product in NumPy: {peak:.0f} GFLOP/s)")
+    print(f"  floor with oneDNN's kernels and no reorders: {kernels + rest:.2f} ms, at most "
+          f"{native_ms / (kernels + rest):.2f}x XLA native's {native_ms:.2f} ms; with the convolutions at the "
+          f"matrix product's rate: {at_peak + rest:.2f} ms, {native_ms / (at_peak + rest):.2f}x")
 
 
 def main() -> None:
