@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import threading
 import weakref
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -36,18 +37,26 @@ class _Slot(NamedTuple):
     seen: set | None  # discovering: the configurations the weight is used with
 
 
-_tables: list = []  # the weights of the programs being traced, innermost last
+_local = threading.local()  # .tables: the weights of the programs this thread traces, innermost last
 # False: blocks trace their inference programs with weights unpacked (reordered at every call).  For measuring.
 ENABLED = True
 
 
+def _tables() -> list:
+    tables = getattr(_local, "tables", None)
+    if tables is None:
+        tables = _local.tables = []
+    return tables
+
+
 @contextlib.contextmanager
 def _tracing(table: dict):
-    _tables.append(table)
+    tables = _tables()
+    tables.append(table)
     try:
         yield
     finally:
-        _tables.pop()
+        tables.pop()
 
 
 def applies() -> bool:
@@ -57,9 +66,10 @@ def applies() -> bool:
 
 def lookup(w: Any, flat: tuple) -> Any:
     """The packed form of weight ``w`` for the inference convolution ``flat``, or None."""
-    if not _tables or not ENABLED:
+    tables = getattr(_local, "tables", None)
+    if not tables or not ENABLED:
         return None
-    slot = _tables[-1].get(id(w))
+    slot = tables[-1].get(id(w))
     if slot is None or slot.source is not w:
         return None
     if slot.seen is not None:
