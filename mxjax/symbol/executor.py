@@ -17,34 +17,36 @@ shapes; ``memory_analysis`` reports what XLA planned for the compiled programs;
 donated to XLA when they are dead after the call (see ``_donatable``).  Mirroring
 (``MXNET_BACKWARD_DO_MIRROR=1`` or ``executor.mirror = True``) recomputes cheap
 values in the backward instead of keeping them (``_mirror_policy``).
+
+This module holds the compiled path; ``Executor`` inherits the dynamic-shape path
+(``_executor_dynamic``), the donation checks (``_executor_donation``) and the
+memory reports (``_executor_memory``) from mixins.
 """
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as onp
 from jax import lax
-from jax.extend.core import Literal
 
-from .. import _config, _rng, autograd
+from .. import _config, _rng
 from .. import profiler as _profiler
 from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
-from ..dynamic import SegmentedGraph, has_dynamic_ops
+from ..dynamic import has_dynamic_ops
 from .._ndarray import NDArray, array, device_copy
 from .._invoke import default_class as _default_class
 from ..graph import bulk as _bulk
 from ..graph.interpret import graph_function, node_op
-from .memory import MemoryPlan, plan_memory
+from ._executor_donation import _Donation
+from ._executor_dynamic import _SegmentedRun
+from ._executor_memory import _MemoryReports
 
 _GRAD_REQS = ("write", "add", "null")
 MIRROR_ENV = "MXNET_BACKWARD_DO_MIRROR"
-_STATS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
-          "generated_code_size_in_bytes")
 
 
 def _mirror_policy(prim: Any, *_: Any, **__: Any) -> bool:
@@ -91,7 +93,7 @@ def _as_array(value: Any, name: str) -> NDArray:
         raise MXNetValueError(f"bind: {name} must be an array, got {type(value).__name__}") from None
 
 
-class Executor:
+class Executor(_SegmentedRun, _Donation, _MemoryReports):
     """A Symbol bound to arrays (``sym.bind(...)`` / ``sym.simple_bind(...)``)."""
 
     @_config.with_x64
@@ -285,86 +287,6 @@ class Executor:
         self.outputs = [cls._wrap(o) for o in outs]
         return self.outputs
 
-    def _forward_segmented(self, train: bool) -> list:
-        """A graph with dynamic-shape ops: compiled static segments and eager dynamic ops
-        (``mxjax.dynamic``); a training forward is recorded so ``backward`` can follow."""
-        graph = self._segmented.get(train)
-        if graph is None:
-            aux = list(self._updated_aux) if train else []
-            graph = self._segmented[train] = SegmentedGraph(self._symbol._outputs, self.arg_names + self.aux_names,
-                                                            aux, train)
-        arrays = []
-        for name in self.arg_names:
-            array = type(self.arg_dict[name])._wrap(self.arg_dict[name].to_jax())
-            if train and name in self._diff:
-                array.attach_grad()
-            arrays.append(array)
-        arrays += [type(a)._wrap(a.to_jax()) for a in (self.aux_dict[n] for n in self.aux_names)]
-        key = _rng.next_key() if self._random else None
-        recording = train and bool(self._diff)
-        with autograd.record(train_mode=True) if recording else autograd.pause(train_mode=train):
-            results = graph(arrays, key)
-        n_out = len(self._symbol._outputs)
-        for name, value in zip(graph.aux_names, results[n_out:]):
-            self.aux_dict[name]._write(value.to_jax())
-        self._seg_inputs = dict(zip(self.arg_names, arrays)) if recording else None
-        self.outputs = list(results[:n_out])
-        return self.outputs
-
-    def _backward_segmented(self, out_grads: Any) -> None:
-        if self._seg_inputs is None:
-            raise MXNetError("backward: call forward(is_train=True) first (with arguments that need gradients)")
-        if out_grads is not None:
-            out_grads = out_grads if isinstance(out_grads, (list, tuple)) else [out_grads]
-            if len(out_grads) != len(self.outputs):
-                raise MXNetValueError(f"backward: {len(out_grads)} output gradients for {len(self.outputs)} outputs")
-        autograd.backward(self.outputs, out_grads)
-        for name in self._diff:
-            value = self._seg_inputs[name].grad.to_jax()
-            buf = self.grad_dict[name]
-            if value.dtype != buf.dtype:
-                value = value.astype(buf.dtype)
-            buf._write(value if self._grad_req[name] == "write" else buf.to_jax() + value)
-        self._seg_inputs = None
-
-    def _donatable(self, mode: str) -> tuple[str, ...]:
-        """Aux states whose input buffer is dead after this training call, so XLA may reuse it.
-
-        A buffer qualifies only if this executor's previous training call produced
-        it (never a caller's array) and no Python object but its NDArray refers to
-        it (``copyto`` always copies, so no other array shares it).  The fused form also keeps its inputs for a possible VJP rebuild, so
-        there it additionally needs outputs that do not read the aux states.
-        Every backend donates, CPU included: each donated buffer has a same-shaped
-        output (its new value) to take it, so XLA never reports it unusable.
-        """
-        if not self._updated_aux or (mode == "step" and self._outputs_read_aux()):
-            return ()
-        names = []
-        for name in self._updated_aux:
-            x = self.aux_dict[name]._data
-            # holders: the NDArray, self._owned, x, getrefcount's argument
-            if x is self._owned.get(name) and self.aux_dict[name]._var is None and sys.getrefcount(x) <= 4:
-                names.append(name)
-            del x
-        return tuple(names)
-
-    def _outputs_read_aux(self) -> bool:
-        """Whether the training outputs depend on aux-state values (traced once, conservatively)."""
-        if self._reads_aux is None:
-            fn = graph_function(self._symbol._outputs, True)
-            aux = {n: jax.ShapeDtypeStruct(a.shape, a.dtype) for n, a in self.aux_dict.items()}
-            rest = {n: jax.ShapeDtypeStruct(a.shape, a.dtype) for n, a in self.arg_dict.items()}
-            key = jax.ShapeDtypeStruct((2,), jnp.uint32) if self._random else None
-            closed = jax.make_jaxpr(lambda a, r, k: fn({**r, **a}, k)[0])(aux, rest, key)
-            jaxpr = closed.jaxpr
-            tainted = set(jaxpr.invars[:len(jax.tree_util.tree_leaves(aux))])
-            for eqn in jaxpr.eqns:  # an equation reading an aux-derived value taints all its outputs
-                if any(not isinstance(v, Literal) and v in tainted for v in eqn.invars):
-                    tainted.update(eqn.outvars)
-            self._reads_aux = any(not isinstance(v, Literal) and v in tainted
-                                  for v in jaxpr.outvars)
-        return self._reads_aux
-
     @_config.with_x64
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the outputs (seeded with ``out_grads``, ones by default) into ``grad_dict``."""
@@ -419,49 +341,6 @@ class Executor:
                         continue
                     raise MXNetValueError(f"copy_params_from: unknown {what} {name!r}")
                 value.copyto(target[name])
-
-    # -- memory ------------------------------------------------------------------------
-    def memory_plan(self, include_backward: bool = False) -> MemoryPlan:
-        """MXNet's static memory plan for the bound shapes (forward, or forward+backward)."""
-        arrays = {**self.arg_dict, **self.aux_dict}
-        return plan_memory(self._symbol, {n: a.shape for n, a in arrays.items()},
-                           {n: a.dtype for n, a in arrays.items()}, include_backward, grad_args=self._diff)
-
-    @_config.with_x64
-    def memory_analysis(self, mirror: bool | None = None) -> dict[str, dict[str, int]]:
-        """XLA's compiled memory statistics (bytes) of this executor's programs.
-
-        ``forward``: inference; ``training forward``: the training forward of the
-        two-call form, whose outputs include the residuals kept for backward;
-        ``forward+backward``: the fused training program.  ``mirror`` overrides
-        the executor's setting.
-        """
-        def spec(arrays: dict) -> dict:
-            return {n: jax.ShapeDtypeStruct(a.shape, a.dtype) for n, a in arrays.items()}
-        inputs = (spec(self.arg_dict), spec(self.aux_dict), {},
-                  jax.ShapeDtypeStruct((2,), jnp.uint32) if self._random else None)
-        programs = [("forward", False, "plain")]
-        if self._diff:
-            programs += [("training forward", True, "vjp"), ("forward+backward", True, "step")]
-        report = {}
-        for name, train, mode in programs:
-            stats = self._program(train, mode, mirror).lower(*inputs).compile().memory_analysis()
-            report[name] = {k: int(getattr(stats, k, 0) or 0) for k in _STATS} if stats is not None else {}
-        return report
-
-    def debug_str(self) -> str:
-        """Bound arrays, the static memory plans and XLA's memory analysis of the compiled programs."""
-        lines = [f"Symbol outputs: {self._symbol.list_outputs()}"]
-        for name, arr in {**self.arg_dict, **self.aux_dict}.items():
-            lines.append(f"  {name}: {arr.shape} {onp.dtype(arr.dtype).name}")
-        lines.append(self.memory_plan(False).summary())
-        if self._diff:
-            lines.append(self.memory_plan(True).summary())
-        lines.append(f"XLA memory analysis (mirror {'on' if self._mirror else 'off'}; bytes):")
-        for name, stats in self.memory_analysis().items():
-            lines.append(f"  {name}: " + (", ".join(f"{k.replace('_size_in_bytes', '')} {v}"
-                                                   for k, v in stats.items()) or "not reported by this backend"))
-        return "\n".join(lines)
 
 
 @jax.jit

@@ -4,6 +4,12 @@ A Symbol names one or more ``(node, index)`` outputs.  It lists its arguments,
 auxiliary states and outputs in MXNet's orders, composes with other symbols,
 infers shapes and dtypes, reads and writes MXNet's JSON, and binds into an
 ``Executor`` that runs the graph as one compiled JAX program.
+
+This module holds the handle itself (outputs, composition, operators,
+partitioning), ``var``/``Group`` and the node builder behind every symbol
+function.  ``Symbol`` inherits its name lists and attributes (``_graph_views``),
+inference (``_infer_methods``) and JSON/binding (``_program_methods``) from
+mixins; the naming rules are in ``_naming``.
 """
 from __future__ import annotations
 
@@ -11,30 +17,30 @@ import contextlib
 import copy as _copy
 from typing import Any, Callable, Iterator
 
-import jax
 import numpy as onp
 
 from ..graph import ir
-from .._atomic import atomic_write
-from .. import name as _names
-from ..graph.ir import Entry, Node, copy_graph, topo_order
+from ..graph.ir import Entry, Node, copy_graph
 from ..base import MXNetError, MXNetValueError, encode_attr, normalize_dtype
-from ..device import Device, current_device
 from .._invoke import reset_handler, set_handler
 from ..operator import OpDef, get_op
 from ..subgraph import get_backend, partition
 from ..subgraph.property import check_backend_options
 from ..serialization import DTYPE_TO_FLAG
-from . import _attrs, infer
-from .executor import Executor, allocate_and_bind
+from . import _attrs
+from ._graph_views import _GraphViews
 from ._hints import apply_init_hints
+from ._infer_methods import _InferMethods
+from ._naming import _BROADCAST_NAMES, _OPERATOR_HINTS, _visible_outputs, auto_name, name_hint
+from ._naming import _output_name  # noqa: F401  (re-exported: control_flow imports it from here)
+from ._program_methods import _ProgramMethods
 from ..operator.naming import json_name, scalar_twin
-from ..graph.interpret import CONSTANTS, graph_function, node_op
+from ..graph.interpret import CONSTANTS
 
 __all__ = ["Symbol", "var", "Variable", "Group", "symbol_function"]
 
 
-class Symbol:
+class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
     """One or more outputs of a graph (``mx.sym.Symbol``)."""
 
     __slots__ = ("_outputs", "__weakref__")
@@ -68,32 +74,6 @@ class Symbol:
             raise IndexError(f"Symbol output index {index} out of range for {len(self._outputs)} outputs")
         return Symbol([self._outputs[index]])
 
-    def _nodes(self) -> list[Node]:
-        return topo_order(self._outputs)
-
-    def _aux_nodes(self) -> set[int]:
-        aux = set()
-        for node in self._nodes():
-            if not node.is_variable:
-                for slot in node_op(node).aux_inputs:
-                    if slot < len(node.inputs) and node.inputs[slot][0].is_variable:
-                        aux.add(id(node.inputs[slot][0]))
-        return aux
-
-    def list_arguments(self) -> list[str]:
-        aux = self._aux_nodes()
-        return [n.name for n in self._nodes() if n.is_variable and id(n) not in aux]
-
-    def list_auxiliary_states(self) -> list[str]:
-        aux = self._aux_nodes()
-        return [n.name for n in self._nodes() if n.is_variable and id(n) in aux]
-
-    def list_inputs(self) -> list[str]:
-        return [n.name for n in self._nodes() if n.is_variable]
-
-    def list_outputs(self) -> list[str]:
-        return [_output_name(node, index) for node, index in self._outputs]
-
     def get_internals(self) -> "Symbol":
         """Every output of every node, in topological order (``sym.get_internals()['fc1_output']``)."""
         entries = []
@@ -105,27 +85,6 @@ class Symbol:
         """The inputs of this symbol's (single) head node, or None for a variable."""
         node = self._outputs[0][0]
         return Symbol(list(node.inputs)) if node.inputs else None
-
-    # -- attributes ----------------------------------------------------------------
-    def attr(self, key: str) -> str | None:
-        """One attribute of this (single-output) symbol's node, or None (``ctx_group`` finds
-        ``__ctx_group__``)."""
-        return _attrs.lookup(self._outputs[0][0], key) if len(self._outputs) == 1 else None
-
-    def list_attr(self, recursive: bool = False) -> dict[str, str]:
-        """The attributes of the head node: its own, its op parameters, and hidden keys both ways."""
-        if recursive:
-            raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
-                                     "Please use attr_dict instead.")
-        return _attrs.listed(self._outputs[0][0])
-
-    def attr_dict(self) -> dict[str, dict[str, str]]:
-        """Node name -> ``list_attr`` of that node, for every node of the graph."""
-        return {node.name: _attrs.listed(node) for node in self._nodes()}
-
-    def _set_attr(self, **kwargs: str) -> None:
-        """Set string attributes on the head node (an op parameter's name sets the parameter)."""
-        _attrs.set_attrs(_attrs.single_node(self._outputs, "_set_attr"), kwargs)
 
     # -- composition ------------------------------------------------------------------
     def __call__(self, *args: "Symbol", **kwargs: "Symbol") -> "Symbol":
@@ -218,7 +177,7 @@ class Symbol:
 
     __hash__ = object.__hash__
 
-    # -- JSON -----------------------------------------------------------------------
+    # -- partitioning -----------------------------------------------------------------
     def optimize_for(self, backend: str, args: Any = None, aux: Any = None, ctx: Any = None,
                      shape_dict: dict | None = None, type_dict: dict | None = None, stype_dict: dict | None = None,
                      skip_infer: bool = False, **kwargs: Any) -> "Symbol":
@@ -236,158 +195,6 @@ class Symbol:
         for prop in get_backend(backend):
             outputs = partition(outputs, prop(**kwargs))
         return type(self)(outputs)
-
-    def tojson(self) -> str:
-        """MXNet's symbol JSON (loadable by MXNet 1.9.1 for the ops it knows)."""
-        jax_nodes = [n.name for n in self._nodes() if n.op.startswith("_jax_")]
-        if jax_nodes:
-            raise MXNetError(f"tojson: nodes {jax_nodes[:3]} are JAX primitives (from mx.sym.from_jax) whose "
-                             "parameters have no MXNet JSON form")
-        return ir.graph_to_json(self._outputs, _json_params, _json_op_name_outputs)
-
-    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
-        """Write ``tojson()`` to ``fname``, replacing any old file only once the new one is complete."""
-        text = self.tojson()
-        with atomic_write(fname, "w", encoding="utf-8") as f:
-            f.write(text)
-
-    # -- inference --------------------------------------------------------------------
-    def _known(self, args: tuple, kwargs: dict) -> dict:
-        arguments = self.list_arguments()
-        if len(args) > len(arguments):
-            raise MXNetValueError(f"got {len(args)} positional values for {len(arguments)} arguments")
-        known = {k: v for k, v in zip(arguments, args) if v is not None}
-        inputs = set(self.list_inputs())
-        for key, value in kwargs.items():
-            if key not in inputs:
-                raise MXNetValueError(f"{key!r} is not an input of this symbol; inputs are {sorted(inputs)}")
-            if value is not None:
-                known[key] = value
-        return known
-
-    def _infer(self, shapes: dict, dtypes: dict, partial: bool) -> tuple:
-        try:
-            avals = infer.infer_avals(self._outputs, shapes, dtypes, partial)
-        except infer._Incomplete:
-            return None
-        nodes = {n.name: n for n in self._nodes() if n.is_variable}
-
-        def of(name: str) -> Any:
-            return avals[id(nodes[name])][0]
-        args = [of(n) for n in self.list_arguments()]
-        outs = [avals[id(n)][i] if i < len(avals[id(n)]) else None for n, i in self._outputs]
-        aux = [of(n) for n in self.list_auxiliary_states()]
-        return args, outs, aux
-
-    def infer_shape(self, *args: Any, **kwargs: Any) -> tuple:
-        """``(arg_shapes, out_shapes, aux_shapes)`` from some input shapes; Nones if incomplete."""
-        result = self._infer({k: tuple(v) for k, v in self._known(args, kwargs).items()}, {}, False)
-        if result is None:
-            return None, None, None
-        return tuple([None if a is None else tuple(a.shape) for a in part] for part in result)
-
-    def infer_shape_partial(self, *args: Any, **kwargs: Any) -> tuple:
-        """Like ``infer_shape``, leaving None where a shape cannot be decided (as MXNet 2 does)."""
-        result = self._infer({k: tuple(v) for k, v in self._known(args, kwargs).items()}, {}, True)
-        return tuple([None if a is None else tuple(a.shape) for a in part] for part in result)
-
-    def infer_type(self, *args: Any, **kwargs: Any) -> tuple:
-        """``(arg_types, out_types, aux_types)`` from some input dtypes.
-
-        With every shape known (``__shape__`` attributes) the ops' own inference
-        decides; otherwise dtypes propagate as MXNet's type inference does for most
-        ops: parameters and outputs take the dtype of the op's first typed input,
-        and ops with a ``dtype`` parameter produce that dtype.
-        """
-        dtypes = {k: normalize_dtype(v) for k, v in self._known(args, kwargs).items()}
-        result = self._infer({}, dtypes, True)
-        if all(a is not None for part in result for a in part):
-            return tuple([onp.dtype(a.dtype).type for a in part] for part in result)
-        types = infer.propagate_dtypes(self._outputs, dtypes)
-        nodes = {n.name: n for n in self._nodes() if n.is_variable}
-        args_ = [types.get((id(nodes[n]), 0)) for n in self.list_arguments()]
-        outs = [types.get((id(n), i)) for n, i in self._outputs]
-        aux = [types.get((id(nodes[n]), 0)) for n in self.list_auxiliary_states()]
-        return tuple([None if t is None else onp.dtype(t).type for t in part] for part in (args_, outs, aux))
-
-    infer_type_partial = infer_type
-
-    # -- execution ------------------------------------------------------------------
-    def graph_function(self, train: bool = False) -> Any:
-        """The graph as a pure function ``f(values: dict, key) -> (outputs, aux_updates)``."""
-        return graph_function(self._outputs, train)
-
-    def bind(self, ctx: Device | None = None, args: Any = None, args_grad: Any = None,
-             grad_req: Any = "write", aux_states: Any = None, group2ctx: Any = None,
-             shared_exec: Any = None) -> Any:
-        """An ``Executor`` over the given argument (and gradient, auxiliary) arrays."""
-        return Executor(self, ctx or current_device(), args, args_grad, grad_req, aux_states)
-
-    _bind = bind
-
-    def simple_bind(self, ctx: Device | None = None, grad_req: Any = "write", type_dict: dict | None = None,
-                    stype_dict: Any = None, group2ctx: Any = None, shared_arg_names: Any = None,
-                    shared_exec: Any = None, shared_buffer: Any = None, **shapes: Any) -> Any:
-        """Allocate zero arrays of the inferred shapes and bind them."""
-        return allocate_and_bind(self, ctx or current_device(), grad_req, type_dict or {}, shapes)
-
-    _simple_bind = simple_bind  # MXNet 2.0's name
-
-    def eval(self, ctx: Device | None = None, **kwargs: Any) -> list:
-        """Run the graph once on the given arrays: ``[outputs]``."""
-        executor = self.bind(ctx, kwargs, grad_req="null")
-        return executor.forward()
-
-    def to_jaxpr(self, **inputs: Any) -> Any:
-        """The graph as a ``jax.core.ClosedJaxpr`` for example inputs (arrays or ShapeDtypeStructs)."""
-        fn = graph_function(self._outputs, False)
-        return jax.make_jaxpr(lambda values: fn(values, jax.random.PRNGKey(0))[0])(inputs)
-
-
-def _visible_outputs(node: Node) -> int:
-    if node.is_variable:
-        return 1
-    return max(1, node_op(node).count_outputs(node.params))
-
-
-def _output_name(node: Node, index: int) -> str:
-    if node.is_variable:
-        return node.name
-    if node.op in ("BatchNorm", "_npx_batch_norm") and _visible_outputs(node) == 3:
-        return f"{node.name}_{('output', 'mean', 'var')[index]}"
-    if _visible_outputs(node) == 1:
-        return f"{node.name}_output"
-    names = node_op(node).output_names
-    return f"{node.name}_{names(node.params)[index]}" if names else f"{node.name}_output{index}"
-
-
-def _encoded_params(node: Node) -> dict[str, str]:
-    return {k: encode_attr(v) for k, v in node.params.items() if k != CONSTANTS}
-
-
-def _json_params(node: Node) -> dict[str, str]:
-    params = _encoded_params(node)
-    if CONSTANTS in node.params:
-        params[CONSTANTS] = encode_attr(node.params[CONSTANTS])
-    return params
-
-
-def _json_op_name_outputs(node: Node) -> int:
-    return _visible_outputs(node)
-
-
-def name_hint(op_name: str) -> str:
-    """MXNet's naming hint for an op: its name lowercased; scalar ops drop inner underscores
-    (``_mul_scalar`` nodes are named ``_mulscalar0``, as MXNet's ``_MulScalar``)."""
-    if op_name.startswith("_") and op_name.endswith("_scalar") and not op_name.startswith("_np"):
-        return "_" + op_name[1:-len("_scalar")].replace("_", "") + "scalar"
-    return op_name.lower()
-
-
-def auto_name(hint: str) -> str:
-    """MXNet's automatic node names: ``<hint><counter>`` (``fullyconnected0``), per ``mx.name`` manager."""
-    return _names.current().get(None, hint)
-
 
 def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float | None = None,
         wd_mult: float | None = None, dtype: Any = None, init: Any = None, stype: Any = None,
@@ -540,15 +347,6 @@ def _needs_variable(op: OpDef, input_name: str, kwargs: dict) -> bool:
         return kwargs.get("mode") == "lstm" if input_name == "state_cell" else bool(kwargs.get("use_sequence_length"))
     return input_name not in op.input_defaults
 
-
-_BROADCAST_NAMES = {"add": "broadcast_add", "subtract": "broadcast_sub", "multiply": "broadcast_mul",
-                    "true_divide": "broadcast_div", "mod": "broadcast_mod", "power": "broadcast_power"}
-# MXNet names the nodes of symbol operators after its internal ops: a + b is _plus0
-_OPERATOR_HINTS = {"add": "_plus", "subtract": "_minus", "multiply": "_mul", "true_divide": "_div",
-                   "mod": "_mod", "power": "_power", "broadcast_equal": "_equal",
-                   "broadcast_not_equal": "_not_equal", "broadcast_greater": "_greater",
-                   "broadcast_greater_equal": "_greater_equal", "broadcast_lesser": "_lesser",
-                   "broadcast_lesser_equal": "_lesser_equal"}
 
 
 def _operator(name: str, lhs: Any, rhs: Any) -> Symbol:
