@@ -31,18 +31,16 @@ engine each test one hook slot per call.
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import json
 import os
 import threading
-import time
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-from . import _deferred_compute, _invoke, autograd, engine
-from ._atomic import atomic_write
-from .base import MXNetError, MXNetTypeError, MXNetValueError
+from . import _deferred_compute, _invoke, _profiler_objects, autograd, engine
+from ._profiler_objects import Counter, Domain, Event, Frame, Marker, Task, scope
+from ._profiler_state import _BOOL_KEYS, _DEFAULTS, _NO_SCOPE, _T0, _ChoiceError, _State, _as_bool, _now, _scope
+from ._profiler_stats import _SORT_KEYS, _render, _sorted_rows
+from .base import MXNetError, MXNetValueError
 from .base import c_str, c_str_array, check_call, py_str  # noqa: F401  (mx.base names MXNet's profiler carries)
 from .operator.naming import json_name
 
@@ -52,46 +50,11 @@ __all__ = [
     "set_state",
 ]
 
-_DEFAULTS: dict[str, Any] = {
-    "profile_all": False, "profile_symbolic": True, "profile_imperative": True, "profile_memory": True,
-    "profile_api": True, "filename": "profile.json", "continuous_dump": True, "dump_period": 1.0,
-    "aggregate_stats": False, "profile_process": "worker",
-}
-_BOOL_KEYS = frozenset(k for k, v in _DEFAULTS.items() if isinstance(v, bool))
-_SORT_KEYS = ("total", "avg", "min", "max", "count")
-_MARKER_SCOPES = {"global": "g", "process": "p", "thread": "t", "task": "t", "marker": "t"}
-_NO_SCOPE = "<unk>:"
-_T0 = time.perf_counter_ns()  # trace timestamps are microseconds since mxjax was imported
-_now = time.perf_counter_ns
-
-
-class _ChoiceError(MXNetValueError, KeyError):
-    """A name outside a fixed set (a state, a process): MXNet raises ``KeyError`` for these."""
-
-    __str__ = BaseException.__str__  # not KeyError's quoted form
-
-
-class _State:
-    """The process-wide recorder (MXNet's profiler is one per process too); ``lock`` guards
-    ``events``/``stats``/``counters``, which engine worker threads also append to."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.config = dict(_DEFAULTS)
-        self.running = False
-        self.paused = False
-        self.active = False      # running and not paused: events are kept
-        self.has_run = False     # set_state('run') since the last finished dump (dump needs it)
-        self.keep_stats = False  # aggregate_stats of the current configuration
-        self.events: list[dict] = []
-        self.stats: dict[tuple[str, str], list] = {}     # (category, name) -> [count, total, min, max] µs
-        self.counters: dict[tuple[str, str], list] = {}  # (domain, name) -> same, over counter values
-        self.dumper: tuple[threading.Thread, threading.Event] | None = None
-
+for _public in (Counter, Domain, Event, Frame, Marker, Task, scope):
+    _public.__module__ = __name__  # mx.profiler.Task etc.: defined in _profiler_objects, public here
+del _public
 
 _state = _State()
-_WRITE_LOCK = threading.Lock()
-_scope = contextvars.ContextVar("mxjax_profiler_scope", default=_NO_SCOPE)
 # Set while compiled programs are recorded: ``_program_hook(name, fn, args)`` runs ``fn(*args)`` as one
 # ``symbolic`` event.  Read by gluon's HybridBlock and the symbol Executor (layers above this one).
 _program_hook: Callable | None = None
@@ -125,6 +88,29 @@ def _emit(category: str, name: str, start_ns: int, end_ns: int) -> None:
     if scope_name != _NO_SCOPE:
         event["args"] = {"scope": scope_name}
     _add(event, category, name, duration, _state.stats)
+
+
+def _emit_counter(category: str, name: str, value: int) -> None:
+    """Keep one counter ("C") event, and its value in the counter statistics."""
+    if _state.active:
+        event = {"name": name, "cat": category, "ph": "C", "ts": (_now() - _T0) / 1000.0,
+                 "pid": os.getpid(), "tid": threading.get_native_id(), "args": {name: value}}
+        _add(event, category, name, value, _state.counters)
+
+
+def _emit_instant(category: str, name: str, scope_code: str) -> None:
+    """Keep one instant ("i") event (instants have no statistics)."""
+    if _state.active:
+        event = {"name": name, "cat": category, "ph": "i", "s": scope_code,
+                 "ts": (_now() - _T0) / 1000.0, "pid": os.getpid(), "tid": threading.get_native_id()}
+        with _state.lock:
+            _state.events.append(event)
+
+
+# The object API records through these (they read ``_state`` here, so replacing it takes effect there too).
+_profiler_objects._emit = _emit
+_profiler_objects._emit_counter = _emit_counter
+_profiler_objects._emit_instant = _emit_instant
 
 
 def _time_invoke(dispatch: Callable, op: Any, inputs: Any, params: Any, out_cls: Any) -> Any:
@@ -187,17 +173,6 @@ def _sync_hooks() -> None:
 
 
 # ----------------------------------------------------------------------------- configuration
-
-def _as_bool(key: str, value: Any) -> bool:
-    if isinstance(value, (bool, int)) and value in (0, 1):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in ("true", "1"):
-        return True
-    if text in ("false", "0"):
-        return False
-    raise MXNetValueError(f"set_config: {key} expects a boolean, got {value!r}")
-
 
 # MXNet's handle of the kvstore whose servers 'server' profiling talks to; mx.kv.create sets it.
 profiler_kvstore_handle: Any = None
@@ -262,8 +237,8 @@ def set_config(**kwargs: Any) -> None:
     _state.keep_stats = config["aggregate_stats"]
     _sync_hooks()
     if _state.running:  # a new filename or period applies at once
-        _stop_dumper()
-        _start_dumper()
+        _state.stop_dumper()
+        _state.start_dumper()
 
 
 def profiler_set_config(mode: str = "symbolic", filename: str = "profile.json") -> None:
@@ -284,11 +259,11 @@ def set_state(state: str = "stop", profile_process: str = "worker") -> None:
     if state == "run":
         if not _state.running:
             _state.running = _state.has_run = True
-            _start_dumper()
+            _state.start_dumper()
     elif _state.running:
         _state.running = False
-        _stop_dumper()
-        _write_trace()
+        _state.stop_dumper()
+        _state.write_trace()
     _sync_hooks()
 
 
@@ -316,44 +291,6 @@ def resume(profile_process: str = "worker") -> None:
 
 # ----------------------------------------------------------------------------- output
 
-def _write_trace() -> None:
-    """Write every kept event as ``{"traceEvents": [...]}`` (replaced atomically: a reader never
-    sees half a file)."""
-    with _state.lock:
-        events = list(_state.events)
-    meta = {"name": "process_name", "ph": "M", "pid": os.getpid(), "args": {"name": "mxjax"}}
-    path = _state.config["filename"]
-    with _WRITE_LOCK:  # the continuous dumper and an explicit dump() may write at the same time
-        with atomic_write(path, "w") as f:
-            json.dump({"traceEvents": [meta, *events], "displayTimeUnit": "ms"}, f)
-
-
-def _dump_periodically(stop: threading.Event, period: float) -> None:
-    while not stop.wait(period):
-        try:
-            _write_trace()
-        except OSError as err:
-            warnings.warn(f"profiler: continuous dump stopped: {err}", RuntimeWarning, stacklevel=1)
-            return
-
-
-def _start_dumper() -> None:
-    if _state.config["continuous_dump"] and _state.dumper is None:
-        stop = threading.Event()
-        thread = threading.Thread(target=_dump_periodically, args=(stop, _state.config["dump_period"]),
-                                  name="mxjax-profiler-dump", daemon=True)
-        _state.dumper = (thread, stop)
-        thread.start()
-
-
-def _stop_dumper() -> None:
-    if _state.dumper is not None:
-        thread, stop = _state.dumper
-        _state.dumper = None
-        stop.set()
-        thread.join()
-
-
 def dump(finished: bool = True, profile_process: str = "worker") -> None:
     """Write the trace file now.  ``finished=True`` also stops the profiler and drops the kept
     events, so the next run starts a new trace; ``False`` keeps both going."""
@@ -364,9 +301,9 @@ def dump(finished: bool = True, profile_process: str = "worker") -> None:
                          "finished=True; call set_state('run') first")
     if finished:
         _state.running = False
-        _stop_dumper()
+        _state.stop_dumper()
         _sync_hooks()
-    _write_trace()
+    _state.write_trace()
     if finished:
         with _state.lock:
             _state.events.clear()
@@ -377,27 +314,6 @@ def dump_profile() -> None:
     """Deprecated form of ``dump(True)``."""
     warnings.warn("profiler.dump_profile() is deprecated; use profiler.dump()", stacklevel=2)
     dump(True)
-
-
-def _sorted_rows(table: dict, sort_by: str, ascending: bool) -> dict[str, list]:
-    """{category: [(name, count, total, min, max, avg)]} sorted within each category."""
-    order = {"count": 1, "total": 2, "min": 3, "max": 4, "avg": 5}[sort_by]  # its position in a row
-    by_category: dict[str, list] = {}
-    for (category, name), (count, total, low, high) in table.items():
-        by_category.setdefault(category, []).append((name, count, total, low, high, total / count))
-    return {category: sorted(rows, key=lambda r: r[order], reverse=not ascending)
-            for category, rows in sorted(by_category.items())}
-
-
-def _table(title: str, header: tuple[str, ...], rows: list, scale: float) -> str:
-    lines = [title, "=================", f"{'Name':<30}" + "".join(f"{h:>17}" if i else f"{h:>11}"
-                                                                   for i, h in enumerate(header))]
-    lines.append(f"{'----':<30}" + "".join(f"{'-' * len(h):>17}" if i else f"{'-' * len(h):>11}"
-                                           for i, h in enumerate(header)))
-    for name, count, total, low, high, avg in rows:
-        values = (total, low, high, avg) if len(header) == 5 else (low, high, avg)
-        lines.append(f"{name:<29} {count:>11}" + "".join(f"{v * scale:>17.4f}" for v in values))
-    return "\n".join(lines) + "\n"
 
 
 def dumps(reset: bool = False, format: str = "table", sort_by: str = "total",  # noqa: A002
@@ -420,177 +336,4 @@ def dumps(reset: bool = False, format: str = "table", sort_by: str = "total",  #
             _state.counters.clear()
     if not _state.keep_stats:  # as MXNet: no statistics unless the configuration keeps them
         return ""
-    if format == "json":
-        fields = ("Count", "Total", "Min", "Max", "Avg")
-        result: dict[str, Any] = {"Time": {c: {r[0]: dict(zip(fields, (r[1], *(v / 1000 for v in r[2:]))))
-                                               for r in rows} for c, rows in times.items()}}
-        if counters:
-            result["Counter"] = {c: {r[0]: {"Count": r[1], "Min": r[3], "Max": r[4], "Avg": r[5]}
-                                     for r in rows} for c, rows in counters.items()}
-        result["Unit"] = {"Time": "ms"}
-        return json.dumps(result, indent=4)
-    parts = ["\nProfile Statistics:\n\tNote the difference in units for different entries.\n"]
-    time_header = ("Total Count", "Time (ms)", "Min Time (ms)", "Max Time (ms)", "Avg Time (ms)")
-    parts += [_table(c, time_header, rows, 1e-3) + "\n" for c, rows in times.items()]
-    value_header = ("Total Count", "Min Value", "Max Value", "Avg Value")
-    parts += [_table(f"{c},counter", value_header, rows, 1.0) + "\n" for c, rows in counters.items()]
-    return "".join(parts)
-
-
-# ----------------------------------------------------------------------------- object API
-
-class Domain:
-    """A named group (the trace's category) for tasks, frames, counters and markers."""
-
-    def __init__(self, name: str) -> None:
-        self.name = str(name)
-
-    def __str__(self) -> str:
-        return self.name
-
-    def new_task(self, name: str) -> "Task":
-        return Task(self, name)
-
-    def new_frame(self, name: str) -> "Frame":
-        return Frame(self, name)
-
-    def new_counter(self, name: str, value: int | None = None) -> "Counter":
-        return Counter(self, name, value)
-
-    def new_marker(self, name: str) -> "Marker":
-        return Marker(self, name)
-
-
-def _domain_of(kind: str, domain: Any) -> Domain:
-    if not isinstance(domain, Domain):
-        raise MXNetTypeError(f"{kind}: domain must be a profiler.Domain, got {type(domain).__name__}")
-    return domain
-
-
-class _Range:
-    """A named duration: ``start()`` ... ``stop()`` becomes one event (if the profiler is running
-    at ``stop``); ``stop`` without ``start`` does nothing."""
-
-    category = ""
-
-    def __init__(self, name: str) -> None:
-        self.name = str(name)
-        self._start: int | None = None
-
-    def start(self) -> None:
-        """Begin the measured range."""
-        self._start = _now()
-
-    def stop(self) -> None:
-        """End the measured range and record it."""
-        start, self._start = self._start, None
-        if start is not None:
-            _emit(self.category, self.name, start, _now())
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Task(_Range):
-    """A unit of work in a domain; all its runs add up in one statistic (category: the domain)."""
-
-    def __init__(self, domain: Domain, name: str) -> None:
-        super().__init__(name)
-        self.category = _domain_of("Task", domain).name
-
-
-class Frame(_Range):
-    """A repeated period (one iteration, one rendered frame) in a domain (category '<domain>,frame')."""
-
-    def __init__(self, domain: Domain, name: str) -> None:
-        super().__init__(name)
-        self.category = f"{_domain_of('Frame', domain).name},frame"
-
-
-class Event(_Range):
-    """A free-standing named range (category 'event')."""
-
-    category = "event"
-
-
-def _as_int(where: str, value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise MXNetValueError(f"{where}: expected an integer, got {value!r}") from None
-
-
-class Counter:
-    """A value tracked over time: each change is a counter ("C") event in the domain's category."""
-
-    def __init__(self, domain: Domain, name: str, value: int | None = None) -> None:
-        self.name = str(name)
-        self._domain = _domain_of("Counter", domain).name
-        self._value = 0
-        if value is not None:
-            self.set_value(value)
-
-    def set_value(self, value: int) -> None:
-        """Set the counter to ``value`` (an integer)."""
-        self._value = _as_int("Counter.set_value", value)
-        self._record()
-
-    def increment(self, delta: int = 1) -> None:
-        self._value += _as_int("Counter.increment", delta)
-        self._record()
-
-    def decrement(self, delta: int = 1) -> None:
-        self._value -= _as_int("Counter.decrement", delta)
-        self._record()
-
-    def __iadd__(self, delta: int) -> "Counter":
-        self.increment(delta)
-        return self
-
-    def __isub__(self, delta: int) -> "Counter":
-        self.decrement(delta)
-        return self
-
-    def _record(self) -> None:
-        if _state.active:
-            event = {"name": self.name, "cat": self._domain, "ph": "C", "ts": (_now() - _T0) / 1000.0,
-                     "pid": os.getpid(), "tid": threading.get_native_id(), "args": {self.name: self._value}}
-            _add(event, self._domain, self.name, self._value, _state.counters)
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Marker:
-    """An instant in time, marked in a domain (category '<domain>,instant_marker')."""
-
-    def __init__(self, domain: Domain, name: str) -> None:
-        self.name = str(name)
-        self.domain = domain
-
-    def mark(self, scope: str = "process") -> None:  # (shadows scope(): MXNet's argument name)
-        """Record the instant; ``scope`` is 'global', 'process', 'thread', 'task' or 'marker'."""
-        if scope not in _MARKER_SCOPES:
-            raise MXNetValueError(
-                f"Marker.mark: scope must be one of {', '.join(_MARKER_SCOPES)}, got {scope!r}")
-        category = f"{_domain_of('Marker', self.domain).name},instant_marker"
-        if _state.active:
-            event = {"name": self.name, "cat": category, "ph": "i", "s": _MARKER_SCOPES[scope],
-                     "ts": (_now() - _T0) / 1000.0, "pid": os.getpid(), "tid": threading.get_native_id()}
-            with _state.lock:
-                _state.events.append(event)
-
-
-@contextlib.contextmanager
-def scope(name: str = "<unk>:", append_mode: bool = True) -> Iterator[str]:
-    """Name the ops recorded inside (their trace events carry ``args.scope``); yields the full
-    scope, ``'outer:inner:'`` when nested with ``append_mode``."""
-    name = name if name.endswith(":") else f"{name}:"
-    outer = _scope.get()
-    if append_mode and outer != _NO_SCOPE:
-        name = outer + name
-    token = _scope.set(name)
-    try:
-        yield name
-    finally:
-        _scope.reset(token)
+    return _render(times, counters, format)
