@@ -4,7 +4,9 @@ Each transform changes its first input (an HWC / NHWC image, or a CHW / NCHW ten
 tensor-side ones) and hands any further inputs (labels, boxes) back unchanged, so one block serves
 both ``dataset.transform_first(t)`` and ``dataset.transform(t)``.  The work is done by the
 ``mx.npx.image`` operators (OpenCV-compatible resizing, seeded random draws); the HybridBlocks
-compile under ``hybridize()``, where only the image enters the compiled program.
+compile under ``hybridize()``, where only the image enters the compiled program.  The colour
+transforms live in ``_color_transforms`` and the shared base in ``_transform_base``; both are
+re-exported here.
 """
 from __future__ import annotations
 
@@ -14,74 +16,23 @@ import numpy as onp
 
 from ..... import numpy as np
 from ..... import numpy_extension as npx
-from ..... import _deferred_compute as dc
-from ....._ndarray import NDArray
-from .....base import MXNetTypeError, MXNetValueError, numeric_types
+from .....base import MXNetValueError, numeric_types
 from .....util import use_np
-from ....block import Block, HybridBlock
+from ....block import Block
 from .....image import imrotate, random_rotate
+from ._color_transforms import (RandomBrightness, RandomColorJitter, RandomContrast, RandomGray, RandomHue,
+                                RandomLighting, RandomSaturation)
+from ._transform_base import _CHW, _HWC_ONLY, _ImageTransform, _append_return, _check_input, _width_height
 
 __all__ = ["ToTensor", "Normalize", "Rotate", "RandomRotation", "RandomResizedCrop", "CropResize",
            "RandomCrop", "CenterCrop", "Resize", "RandomFlipLeftRight", "RandomFlipTopBottom",
            "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue", "RandomColorJitter",
            "RandomLighting", "RandomGray"]
 
-_HWC = ((3, 4), "(H, W, C) or (N, H, W, C)")
-_HWC_ONLY = ((3,), "(H, W, C)")
-_CHW = ((3, 4), "(C, H, W) or (N, C, H, W)")
-
-
-def _append_return(*outputs: Any) -> Any:
-    """One output as itself, several as a tuple (the transformed image first), none as None."""
-    if not outputs:
-        return None
-    return outputs[0] if len(outputs) == 1 else tuple(outputs)
-
-
-def _check_input(name: str, x: Any, layout: tuple) -> None:
-    """Raise naming the transform unless ``x`` is an array of one of the accepted ranks."""
-    ndims, wanted = layout
-    if not isinstance(x, NDArray):
-        raise MXNetTypeError(f"{name}: expected an mx.np.ndarray image of shape {wanted}, "
-                             f"got {type(x).__name__}")
-    if x.ndim not in ndims:
-        raise MXNetValueError(f"{name}: expected an image of shape {wanted}, got shape {tuple(x.shape)}")
-
-
-def _width_height(name: str, size: Any, allow_single: bool = False) -> tuple:
-    """``size`` (an int, or (width, height)) as a validated tuple; a bare int gives a square
-    unless ``allow_single`` keeps it one element (Resize's short-edge mode)."""
-    if isinstance(size, numeric_types):
-        size = (size,) if allow_single else (size, size)
-    try:
-        dims = tuple(int(s) for s in size)
-    except (TypeError, ValueError):
-        raise MXNetValueError(f"{name}: size must be an int or a (width, height) tuple, got {size!r}") from None
-    if len(dims) not in ((1, 2) if allow_single else (2,)) or any(d <= 0 for d in dims):
-        raise MXNetValueError(f"{name}: size must be a positive int or a (width, height) tuple of "
-                              f"positive ints, got {size!r}")
-    return dims
-
-
-class _ImageTransform(HybridBlock):
-    """Base of the hybridizable transforms: ``forward(x, *extra)`` maps ``x`` with ``_apply`` and
-    returns ``extra`` untouched.  Hybridized, only ``x`` goes through the compiled program, so
-    extra inputs of any type (Python ints, strings) pass through; MXNet 2.0 rejects non-array
-    extras of a hybridized block and re-traces when their number changes."""
-
-    _layout = _HWC
-
-    def _apply(self, x: Any) -> Any:
-        raise NotImplementedError
-
-    def forward(self, x: Any, *args: Any) -> Any:
-        _check_input(type(self).__name__, x, self._layout)
-        return _append_return(self._apply(x), *args)
-
-    def _call(self, *args: Any, **kwargs: Any) -> Any:
-        if len(args) > 1 and self._active and not kwargs and not dc.is_deferred_compute():
-            return _append_return(super()._call(args[0]), *args[1:])
-        return super()._call(*args, **kwargs)
+for _cls in (RandomBrightness, RandomContrast, RandomSaturation, RandomHue, RandomColorJitter, RandomLighting,
+             RandomGray):
+    _cls.__module__ = __name__  # public MXNet home of the classes moved to _color_transforms
+del _cls
 
 
 @use_np
@@ -305,114 +256,3 @@ class RandomFlipTopBottom(_RandomFlip):
 
     _always = staticmethod(npx.image.flip_top_bottom)
     _sometimes = staticmethod(npx.image.random_flip_top_bottom)
-
-
-class _RandomFactor(_ImageTransform):
-    """Colour jitter by a factor drawn from [max(0, 1 - amount), 1 + amount]."""
-
-    _layout = _HWC_ONLY
-    _op: Any = None
-
-    def __init__(self, amount: float) -> None:
-        super().__init__()
-        self._args = (max(0, 1 - amount), 1 + amount)
-
-    def _apply(self, x: Any) -> Any:
-        return type(self)._op(x, *self._args)
-
-
-@use_np
-class RandomBrightness(_RandomFactor):
-    """Scale an HWC image's values by a factor drawn from [max(0, 1 - brightness), 1 + brightness]."""
-
-    _op = staticmethod(npx.image.random_brightness)
-
-    def __init__(self, brightness: float) -> None:
-        super().__init__(brightness)
-
-
-@use_np
-class RandomContrast(_RandomFactor):
-    """Blend an HWC image with its mean gray level by a factor drawn from
-    [max(0, 1 - contrast), 1 + contrast]."""
-
-    _op = staticmethod(npx.image.random_contrast)
-
-    def __init__(self, contrast: float) -> None:
-        super().__init__(contrast)
-
-
-@use_np
-class RandomSaturation(_RandomFactor):
-    """Blend an HWC image with gray by a factor drawn from [max(0, 1 - saturation), 1 + saturation]."""
-
-    _op = staticmethod(npx.image.random_saturation)
-
-    def __init__(self, saturation: float) -> None:
-        super().__init__(saturation)
-
-
-@use_np
-class RandomHue(_RandomFactor):
-    """Shift an HWC image's hue by a factor drawn from [max(0, 1 - hue), 1 + hue]."""
-
-    _op = staticmethod(npx.image.random_hue)
-
-    def __init__(self, hue: float) -> None:
-        super().__init__(hue)
-
-
-@use_np
-class RandomColorJitter(_ImageTransform):
-    """Random brightness, contrast, saturation and hue changes of an HWC image, in random order;
-    each factor is ``1 + U(-amount, amount)`` and an amount of 0 leaves that property alone."""
-
-    _layout = _HWC_ONLY
-
-    def __init__(self, brightness: float = 0, contrast: float = 0, saturation: float = 0, hue: float = 0) -> None:
-        super().__init__()
-        self._args = (brightness, contrast, saturation, hue)
-
-    def _apply(self, x: Any) -> Any:
-        return npx.image.random_color_jitter(x, *self._args)
-
-
-@use_np
-class RandomLighting(_ImageTransform):
-    """AlexNet's PCA lighting noise on an HWC RGB image, component weights drawn from N(0, alpha)."""
-
-    _layout = _HWC_ONLY
-
-    def __init__(self, alpha: float) -> None:
-        super().__init__()
-        self._alpha = alpha
-
-    def _apply(self, x: Any) -> Any:
-        return npx.image.random_lighting(x, self._alpha)
-
-
-# ITU-R 601 luma weights (the ones MXNet 2.0 uses)
-_LUMA = (0.2989, 0.5870, 0.114)
-
-
-@use_np
-class RandomGray(_ImageTransform):
-    """With probability ``p``, replace each RGB pixel (last axis, any leading axes) by its luma
-    in all three channels; the output is float32 either way."""
-
-    _layout = ((3, 4), "(H, W, 3) or (N, H, W, 3)")
-
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        self.p = p
-
-    def _apply(self, x: Any) -> Any:
-        if x.shape[-1] != 3:
-            raise MXNetValueError(f"RandomGray: expected 3 (RGB) channels on the last axis, got shape "
-                                  f"{tuple(x.shape)}")
-        x = x.astype("float32")
-        # MXNet 2.0 multiplies by a matrix whose rows (not columns) are the weights, which gives
-        # channel c the value (R + G + B) * weight[c] instead of a gray level; the luma is used here
-        luma = x[..., 0:1] * _LUMA[0] + x[..., 1:2] * _LUMA[1] + x[..., 2:3] * _LUMA[2]
-        gray = np.broadcast_to(luma, x.shape)
-        return np.where(np.random.uniform() < self.p, gray, x)
