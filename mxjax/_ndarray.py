@@ -1,6 +1,7 @@
 """The NDArray core: a ``jax.Array`` plus an engine variable (or a lazy value), its reads,
 copies and views; in-place writes and indexing come from ``_array_writes.Writes``, the
-Python operators from ``_array_operators.Operators``.
+Python operators from ``_array_operators.Operators``, values on the host (``asnumpy``,
+scalars, DLPack, printing) from ``_array_host.HostReads``.
 
 Every op an array runs goes through :func:`mxjax._invoke.invoke`; this module registers
 the class there.  Autograd's methods are filled in by the autograd layer (``_autograd_link``).
@@ -16,11 +17,11 @@ import numpy as onp
 
 from . import _config, _invoke
 from . import engine as _engine
+from ._array_host import HostReads
 from ._array_operators import Operators
 from ._array_writes import SWAP_LOCK, Writes
 from ._invoke import default_class, invoke, np_class, settled
 from .base import MXNetError, MXNetTypeError, MXNetValueError, normalize_dtype
-from ._value_reads import check_read
 from .device import Device, current_device, needs_placing
 from .graph import bulk as _bulk
 from .graph.lazy import Lazy
@@ -53,7 +54,7 @@ def _op(name: str) -> OpDef:
     return get_op(name)
 
 
-class NDArray(Operators, Writes):
+class NDArray(HostReads, Operators, Writes):
     """An n-dimensional array on a device: MXNet's ``mx.nd.NDArray`` (``mx.np.ndarray`` subclasses it).
 
     Holds a ``jax.Array`` (``to_jax()``) and, once host work touches it, an engine
@@ -173,58 +174,6 @@ class NDArray(Operators, Writes):
                 self._data = settled(self._data)
         return self._data
 
-    def asnumpy(self) -> onp.ndarray:
-        """A NumPy copy of the values (waits for pending work)."""
-        check_read(self, "asnumpy()")
-        return self._host()
-
-    def _host(self) -> onp.ndarray:
-        self.wait_to_read()
-        return onp.array(self._data)
-
-    def _scalar(self, how: str) -> Any:
-        check_read(self, how)
-        if self.size != 1:
-            raise MXNetValueError(f"asscalar: the array must have exactly one element, got shape {self.shape}")
-        return self._host().reshape(()).item()
-
-    def item(self, *args: Any) -> Any:
-        check_read(self, "item()")
-        values = self._host()
-        if not args and values.size != 1:
-            raise MXNetValueError(f"item: can only convert an array of size 1 to a Python scalar, got shape {self.shape}")
-        return values.item(*args)
-
-    def asscalar(self) -> Any:
-        return self._scalar("asscalar()")
-
-    def tolist(self) -> Any:
-        check_read(self, "tolist()")
-        return self._host().tolist()
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> onp.ndarray:
-        check_read(self, "conversion to a NumPy array")
-        values = self._host()
-        return values if dtype is None else values.astype(dtype, copy=False)
-
-    def __jax_array__(self) -> jax.Array:
-        return self.to_jax()
-
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.to_jax().__dlpack__(*args, **kwargs)
-
-    def __dlpack_device__(self) -> Any:
-        return self._data.__dlpack_device__()
-
-    def to_dlpack_for_read(self) -> Any:
-        return self.__dlpack__()
-
-    def to_dlpack_for_write(self) -> Any:
-        """A DLPack capsule of this array's buffer after pending writes.  XLA buffers are immutable, so
-        a consumer writing through it is not seen by this array (as ``npx.to_dlpack_for_write``)."""
-        self.wait_to_read()
-        return self.to_jax().__dlpack__()
-
     # -- conversion and copies ---------------------------------------------------------------
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
         dtype = normalize_dtype(dtype)
@@ -294,39 +243,10 @@ class NDArray(Operators, Writes):
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __bool__(self) -> bool:
-        check_read(self, "bool()")
-        if self.size != 1:
-            raise MXNetValueError(
-                "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()")
-        return bool(self._host().reshape(()))
-
-    def __float__(self) -> float:
-        return float(self._scalar("float()"))
-
-    def __int__(self) -> int:
-        return int(self._scalar("int()"))
-
-    def __index__(self) -> int:
-        if onp.dtype(self._data.dtype).kind not in "iu" or self.size != 1:
-            raise TypeError("only integer scalar arrays can be converted to a scalar index")
-        return int(self._scalar("use as an index"))
-
-    def __complex__(self) -> complex:
-        return complex(self._scalar("complex()"))
-
     __hash__ = object.__hash__
 
     def __reduce__(self) -> Any:
         return (_rebuild, (type(self), self._host()))
-
-    def __repr__(self) -> str:
-        values = onp.array2string(self._host(), separator=" ")
-        shape = "x".join(str(s) for s in self.shape)
-        return f"\n{values}\n<{type(self).__name__} {shape} @{self.device}>"
-
-    def __str__(self) -> str:
-        return repr(self)
 
     # -- a few methods both array classes share --------------------------------------------
     def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":

@@ -25,7 +25,6 @@ keeps running op by op.
 """
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from typing import Any, Callable, Sequence
@@ -38,6 +37,7 @@ from .._onednn import packing
 from . import compile_cache
 from ..base import MXNetError, MXNetValueError
 from ..device import jax_default_device
+from ._bulk_policy import Sightings, _settings
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "settings", "configure"]
@@ -48,24 +48,6 @@ _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without b
 _CONST = (int, float, bool, complex)
 
 
-def _env_int(name: str, default: int, minimum: int) -> int:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = minimum - 1
-    if value < minimum:
-        raise MXNetValueError(f"{name}={text!r}: expected an integer >= {minimum}")
-    return value
-
-
-_settings = {
-    "enabled": bool(_env_int("MXNET_EXEC_BULK_EXEC_IMPERATIVE", 1, 0)),
-    "max_nodes": _env_int("MXNET_EXEC_BULK_EXEC_MAX_NODE_IMPERATIVE", 64, 1),
-    "compile_after": _env_int("MXNET_EXEC_BULK_EXEC_COMPILE_AFTER", 2, 1),
-}
 # Set by the NDArray layer (``configure``): its array class, how it names a failed op, and how
 # it infers an op's outputs.
 _array_type: type = type(None)
@@ -154,31 +136,6 @@ def _held(handle: Pending) -> bool:
     if handle.owner() is not None:
         return True
     return handle.sharers is not None and any(ref() is not None for ref in handle.sharers)
-
-
-class Sightings:
-    """How often each structure has run op by op: it compiles into one program once it is seen the
-    ``compile_after``-th time (``MXNET_EXEC_BULK_EXEC_COMPILE_AFTER``).  Used by bulk segments and
-    by autograd's regions of imperative ops."""
-
-    __slots__ = ("counts",)
-
-    def __init__(self) -> None:
-        self.counts: dict = {}
-
-    def ready(self, key: Any) -> bool:
-        """Whether this sighting of ``key`` should compile (it is not counted: see :meth:`note`)."""
-        return self.counts.get(key, 0) + 1 >= _settings["compile_after"]
-
-    def note(self, key: Any) -> None:
-        """``key`` ran op by op once more."""
-        counts = self.counts
-        if len(counts) > 4096:
-            counts.clear()
-        counts[key] = counts.get(key, 0) + 1
-
-    def clear(self) -> None:
-        self.counts.clear()
 
 
 _local = threading.local()
