@@ -59,14 +59,20 @@ ffi::Error make_config(Kind kind, const ffi::AnyBuffer::Dimensions& data, const 
   return ffi::Error::Success();
 }
 
-// Runs cfg's plan; oneDNN's and the library's exceptions become errors naming the call.
-ffi::Error run(const Config& cfg, const std::vector<void*>& pointers, bool packed_weights = false) {
+// Calls `work`; oneDNN's and the library's exceptions (dnnl::error is one) become errors naming cfg.
+template <typename Work>
+ffi::Error guarded(const Config& cfg, Work&& work) {
   try {
-    run_config(cfg, pointers, packed_weights);
-  } catch (const std::exception& e) {  // dnnl::error is one
+    work();
+  } catch (const std::exception& e) {
     return ffi::Error::Internal(cfg.describe() + ": " + e.what());
   }
   return ffi::Error::Success();
+}
+
+// Runs cfg's plan on the buffers.
+ffi::Error run(const Config& cfg, const std::vector<void*>& pointers) {
+  return guarded(cfg, [&] { execute(*get_plan(cfg), pointers); });
 }
 
 ffi::Error forward(ffi::AnyBuffer x, ffi::AnyBuffer w, ffi::RemainingArgs rest, ffi::Result<ffi::AnyBuffer> y,
@@ -110,17 +116,18 @@ ffi::Error backward_weights(ffi::AnyBuffer x, ffi::AnyBuffer dy, ffi::Result<ffi
 
 
 // The forward configuration given as Config::flat() in the `config` attribute of the packing
-// handlers, with its packed size (0: the plan reads the weights as they are: nothing to pack).
-ffi::Error packed_config(ffi::Span<const int64_t> config, Config* cfg, size_t* bytes) {
+// handlers, its plan and its packed size (never 0: a plan that reads the weights as they are
+// has nothing to pack).
+ffi::Error packed_config(ffi::Span<const int64_t> config, Config* cfg, std::shared_ptr<Plan>* plan, size_t* bytes) {
   if (!Config::from_flat(config.begin(), static_cast<int64_t>(config.size()), cfg) || cfg->kind != kForward ||
       !cfg->plain)
     return ffi::Error::InvalidArgument("Convolution (oneDNN): packed weights need an inference (plain) forward "
                                        "configuration");
-  try {
-    *bytes = packed_weight_bytes(*cfg);
-  } catch (const std::exception& e) {
-    return ffi::Error::Internal(cfg->describe() + ": " + e.what());
-  }
+  auto err = guarded(*cfg, [&] {
+    *plan = get_plan(*cfg);
+    *bytes = packed_weight_bytes(**plan);
+  });
+  if (!err.success()) return err;
   if (*bytes == 0)
     return ffi::Error::InvalidArgument(cfg->describe() + ": this plan reads the weights as given; nothing to pack");
   return ffi::Error::Success();
@@ -140,26 +147,23 @@ ffi::Error size_error(const Config& cfg, const char* what, size_t got, size_t wa
 // Packs MXNet's weights `w` into `out` (uint8) in the layout of the forward plan `config`.
 ffi::Error pack(ffi::AnyBuffer w, ffi::Result<ffi::AnyBuffer> out, ffi::Span<const int64_t> config) {
   Config cfg;
+  std::shared_ptr<Plan> plan;
   size_t bytes = 0;
-  auto err = packed_config(config, &cfg, &bytes);
+  auto err = packed_config(config, &cfg, &plan, &bytes);
   if (!err.success()) return err;
   const size_t weights = static_cast<size_t>(count(cfg.weight_shape()));
   if (w.element_count() != weights) return size_error(cfg, "weights of elements", w.element_count(), weights);
   if (out->size_bytes() != bytes) return size_error(cfg, "a packed buffer of bytes", out->size_bytes(), bytes);
-  try {
-    pack_weights(cfg, w.untyped_data(), out->untyped_data());
-  } catch (const std::exception& e) {
-    return ffi::Error::Internal(cfg.describe() + ": " + e.what());
-  }
-  return ffi::Error::Success();
+  return guarded(cfg, [&] { pack_weights(*plan, w.untyped_data(), out->untyped_data()); });
 }
 
 // The inference forward of `config` on weights packed by `pack`: no reorder of the weights.
 ffi::Error forward_packed(ffi::AnyBuffer x, ffi::AnyBuffer packed, ffi::RemainingArgs rest,
                           ffi::Result<ffi::AnyBuffer> y, ffi::Span<const int64_t> config) {
   Config cfg;
+  std::shared_ptr<Plan> plan;
   size_t bytes = 0;
-  auto err = packed_config(config, &cfg, &bytes);
+  auto err = packed_config(config, &cfg, &plan, &bytes);
   if (!err.success()) return err;
   const size_t in = static_cast<size_t>(count(cfg.data_shape())), out = static_cast<size_t>(count(cfg.out_shape()));
   if (x.element_count() != in) return size_error(cfg, "data of elements", x.element_count(), in);
@@ -176,7 +180,7 @@ ffi::Error forward_packed(ffi::AnyBuffer x, ffi::AnyBuffer packed, ffi::Remainin
     ptrs.push_back(b->untyped_data());
   }
   ptrs.push_back(y->untyped_data());
-  return run(cfg, ptrs, true);
+  return guarded(cfg, [&] { execute(*plan, ptrs, true); });
 }
 
 }  // namespace
@@ -263,9 +267,7 @@ MXJAX_EXPORT int mxjax_onednn_conv_check(const int64_t* flat, int64_t len, char*
         cfg.has_bias = kind == kForward ? has_bias : 0;  // the backward handlers never take a bias
         get_plan(cfg);
       }
-    } catch (const dnnl::error& e) {
-      error = cfg.describe() + ": " + e.what();
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // dnnl::error is one
       error = cfg.describe() + ": " + e.what();
     }
   }
@@ -295,7 +297,7 @@ MXJAX_EXPORT int64_t mxjax_onednn_packed_bytes(const int64_t* flat, int64_t len)
   Config cfg;
   if (!Config::from_flat(flat, len, &cfg) || cfg.kind != kForward || !cfg.plain) return -1;
   try {
-    return static_cast<int64_t>(packed_weight_bytes(cfg));
+    return static_cast<int64_t>(packed_weight_bytes(*get_plan(cfg)));
   } catch (const std::exception&) {
     return -1;
   }

@@ -18,7 +18,6 @@ import contextlib
 import ctypes
 import functools
 import threading
-import weakref
 from typing import Any, Callable, NamedTuple, Sequence
 
 import jax
@@ -26,6 +25,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import TARGETS, available, enabled, library
+from ..graph.derived import derived
 
 __all__ = ["PackedProgram", "applies", "lookup", "forward_packed", "pack", "packed", "packed_bytes"]
 
@@ -97,19 +97,9 @@ def pack(w: Any, flat: tuple) -> Any:
     return _packer(flat)(w)
 
 
-_kept: dict = {}  # (id(weight), configuration) -> (weak reference to the weight, packed weight)
-
-
 def packed(w: Any, flat: tuple) -> Any:
     """``pack(w, flat)``, kept while ``w`` lives: an array is packed once per configuration."""
-    key = (id(w), flat)
-    kept = _kept.get(key)
-    if kept is None or kept[0]() is not w:
-        def forget(ref, key=key):
-            if _kept.get(key, (None,))[0] is ref:
-                del _kept[key]
-        kept = _kept[key] = (weakref.ref(w, forget), pack(w, flat))
-    return kept[1]
+    return derived(w, ("onednn-packed", flat), lambda source: pack(source, flat))
 
 
 def forward_packed(x: Any, packed: Any, bias: Any, flat: tuple, out_shape: tuple, layout: Any) -> Any:
@@ -160,8 +150,8 @@ class PackedProgram:
                 return self.program(inputs, key)
 
         jax.eval_shape(probe, args, rng)
-        return {p: next(iter(flats)) for p, flats in seen.items()
-                if len(flats) == 1 and packed_bytes(next(iter(flats))) > 0}
+        single = {p: flats.pop() for p, flats in seen.items() if len(flats) == 1}
+        return {p: flat for p, flat in single.items() if packed_bytes(flat) > 0}
 
     def _packed_program(self, inputs: tuple, weights: tuple, rng: Any) -> Any:
         table = {id(inputs[p]): _Slot(inputs[p], w, flat, None)

@@ -217,9 +217,15 @@ char* work_buffer(size_t bytes) {
 
 size_t align64(size_t n) { return (n + 63) / 64 * 64; }
 
+// Calls run one at a time (g_exec_mutex), each on its thread's stream.
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream strm(cpu_engine());
+  return strm;
+}
+
 void run_plan(const Plan& plan, const std::vector<void*>& pointers, bool packed_weights) {
   auto& eng = cpu_engine();
-  thread_local dnnl::stream strm(eng);
+  dnnl::stream& strm = thread_stream();
   size_t bytes = align64(plan.scratch_bytes);
   for (const auto& op : plan.operands)
     if (op.reorder && !(packed_weights && op.arg == DNNL_ARG_WEIGHTS)) bytes += align64(op.inner.get_size());
@@ -265,29 +271,24 @@ const Operand& weights_operand(const Plan& plan) {
   throw std::logic_error("a forward plan without weights");
 }
 
-void run_config(const Config& cfg, const std::vector<void*>& pointers, bool packed_weights) {
-  auto plan = get_plan(cfg);
+void execute(const Plan& plan, const std::vector<void*>& pointers, bool packed_weights) {
   std::lock_guard<std::mutex> lock(g_exec_mutex);
-  run_plan(*plan, pointers, packed_weights);
+  run_plan(plan, pointers, packed_weights);
 }
 
-size_t packed_weight_bytes(const Config& cfg) {
-  const Operand& op = weights_operand(*get_plan(cfg));
+size_t packed_weight_bytes(const Plan& plan) {
+  const Operand& op = weights_operand(plan);
   return op.reorder ? op.inner.get_size() : 0;
 }
 
-void pack_weights(const Config& cfg, const void* w, void* out) {
-  auto plan = get_plan(cfg);
-  const Operand& op = weights_operand(*plan);
+void pack_weights(const Plan& plan, const void* w, void* out) {
+  const Operand& op = weights_operand(plan);
+  if (!op.reorder) throw std::logic_error("this plan reads the weights as given: nothing to pack");
   auto& eng = cpu_engine();
   memory user(op.user, eng, const_cast<void*>(w)), inner(op.inner, eng, out);
   std::lock_guard<std::mutex> lock(g_exec_mutex);
-  thread_local dnnl::stream strm(eng);
-  if (op.reorder) {
-    op.reorder->execute(strm, user, inner);
-  } else {
-    std::memcpy(out, w, op.user.get_size());
-  }
+  dnnl::stream& strm = thread_stream();
+  op.reorder->execute(strm, user, inner);
   strm.wait();
 }
 

@@ -102,17 +102,18 @@ struct Plan;
 // The plan of a configuration, built on first use and kept (least recently used evicted).
 std::shared_ptr<Plan> get_plan(const Config& cfg);
 
-// Runs the configuration's plan on `pointers` (inputs in handler order, then the output).
-// packed_weights: the weights pointer already holds them in the plan's own layout
-// (pack_weights), so their reorder is skipped.  One call at a time, on all cores.
-void run_config(const Config& cfg, const std::vector<void*>& pointers, bool packed_weights = false);
+// Runs a plan on `pointers` (inputs in handler order, then the output).  packed_weights: the
+// weights pointer already holds them in the plan's own layout (pack_weights), so their reorder
+// is skipped.  One call at a time, on all cores.
+void execute(const Plan& plan, const std::vector<void*>& pointers, bool packed_weights = false);
 
 // Bytes of the weights in the layout a forward plan uses, or 0 when it reads them as given
 // (nothing to pack).
-size_t packed_weight_bytes(const Config& cfg);
+size_t packed_weight_bytes(const Plan& plan);
 
-// Writes the weights `w` (MXNet's layout) into `out` in the forward plan's own layout.
-void pack_weights(const Config& cfg, const void* w, void* out);
+// Writes the weights `w` (MXNet's layout) into `out` in a forward plan's own layout (a plan
+// whose packed_weight_bytes is not 0).
+void pack_weights(const Plan& plan, const void* w, void* out);
 
 // The cache: plans built so far, plans held now, its capacity (<= 0: unbounded).
 int64_t plans_built();

@@ -9,6 +9,7 @@ again only when it moved.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import operator
 from typing import Any
@@ -40,24 +41,21 @@ def structure_changed() -> None:
     _structure_epoch[0] += 1
 
 
-# Set while a block runs imperatively to learn its deferred parameter shapes: its hybridized
+# True while a block runs imperatively to learn its deferred parameter shapes: its hybridized
 # children run their forward as it is instead of compiling programs of their own (resnet18_v1
 # compiled 44 programs nobody would call again; MXNet infers the shapes without them too).
-_shape_run = [False]
+_shape_run: contextvars.ContextVar = contextvars.ContextVar("mxjax_shape_run", default=False)
+# Whether hybridized blocks run imperatively now (a parent is learning its parameter shapes).
+children_imperative = _shape_run.get
 
 
 @contextlib.contextmanager
 def _imperative_children():
-    saved, _shape_run[0] = _shape_run[0], True
+    token = _shape_run.set(True)
     try:
         yield
     finally:
-        _shape_run[0] = saved
-
-
-def children_imperative() -> bool:
-    """Whether hybridized blocks run imperatively now (a parent is learning its parameter shapes)."""
-    return _shape_run[0]
+        _shape_run.reset(token)
 
 
 _autograd_entry = operator.attrgetter("_ag")

@@ -2,9 +2,9 @@
 convolutions read, kept from call to call: :func:`weight_program`.
 
 Only calls not recorded for autograd use it (a recorded call differentiates with respect to
-the weights as they are).  The relaid copy of a weight is kept until the parameter's array
-changes (a weak reference sees it), as MXNet's oneDNN backend keeps reordered weights for
-inference until they are written.
+the weights as they are).  The relaid copy of a weight is kept while the parameter's array
+lives (``graph.derived``), as MXNet's oneDNN backend keeps reordered weights for inference
+until they are written.
 
 - XLA's CPU convolution reads ``(*kernel, in, out)``, not MXNet's ``(out, in, *kernel)``, and
   otherwise rewrites every weight on every call (resnet18: about 44 MB per forward, 20% of a
@@ -16,7 +16,6 @@ inference until they are written.
 from __future__ import annotations
 
 import functools
-import weakref
 from typing import Any, Callable, Sequence
 
 import jax
@@ -24,6 +23,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .._onednn import packing
+from ..graph.derived import derived
 from ..graph.ir import topo_order
 
 __all__ = ["conv_weights", "weight_program"]
@@ -80,7 +80,7 @@ def _transpose(perm: tuple) -> Any:
 
 class TransposedProgram:
     """``program(inputs, rng)`` compiled to take the inputs at ``layouts`` transposed, each
-    transposed copy kept with a weak reference to its source."""
+    transposed copy kept while its source lives (``graph.derived``)."""
 
     def __init__(self, program: Callable, layouts: dict) -> None:
         self.layouts = layouts
@@ -90,7 +90,6 @@ class TransposedProgram:
             return program(tuple(jnp.transpose(x, inverse[i]) if i in inverse else x
                                  for i, x in enumerate(inputs)), rng)
         self._run = jax.jit(run)
-        self.held: dict = {}
 
     def __call__(self, args: tuple, rng: Any) -> Any:
         return self._run(self._relaid(args), rng)
@@ -102,9 +101,5 @@ class TransposedProgram:
     def _relaid(self, args: tuple) -> tuple:
         out = list(args)
         for position, perm in self.layouts.items():
-            source = out[position]
-            kept = self.held.get(position)
-            if kept is None or kept[0]() is not source:
-                kept = self.held[position] = (weakref.ref(source), _transpose(perm)(source))
-            out[position] = kept[1]
+            out[position] = derived(out[position], ("transposed", perm), _transpose(perm))
         return tuple(out)
