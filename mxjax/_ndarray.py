@@ -161,8 +161,11 @@ class NDArray(HostReads, Operators, Writes):
         var = self._var
         if var is not None:
             if isinstance(var, Lazy):
-                with _config.x64():
+                previous = _config.swap_x64(True)
+                try:
                     value = var.compute(self)
+                finally:
+                    _config.restore_x64(previous)
                 with SWAP_LOCK:  # another thread may have settled it and written a new value since
                     if self._var is var:
                         self._data, self._var = value, None

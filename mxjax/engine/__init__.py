@@ -9,7 +9,8 @@ Usage::
     engine.wait_for_variable(b)          # re-raises a failure of either op
 
 The engine is chosen from ``MXNET_ENGINE_TYPE`` at first use: ``NaiveEngine``
-runs ops inline; ``ThreadedEngine``/``ThreadedEnginePerDevice``/
+runs ops inline (and, named when mxjax is imported, makes XLA:CPU run programs on the calling
+thread: :func:`naive.synchronous_xla`); ``ThreadedEngine``/``ThreadedEnginePerDevice``/
 ``ThreadedEnginePooled`` (the default) use ``MXNET_CPU_WORKER_NTHREADS``
 workers.  Module functions delegate to the current engine (:func:`get_engine`).
 
@@ -36,7 +37,7 @@ from typing import Callable, Iterable, Iterator
 
 from ._core import Engine, EngineError, Operator, Var
 from ..base import check_call  # noqa: F401  (MXNet's engine module carries it)
-from .naive import NaiveEngine
+from .naive import NaiveEngine, synchronous_xla
 from ..graph import bulk as _bulk
 from .threaded import ThreadedEngine
 
@@ -189,6 +190,10 @@ def set_imperative_bulk(enabled: bool | None = None, max_nodes: int | None = Non
     sequence of ops compiles into one program (``MXNET_EXEC_BULK_EXEC_COMPILE_AFTER``, default 2).
     None keeps a setting; ops held so far run first.  Returns the previous settings as a dict."""
     return _bulk.settings(enabled, max_nodes, compile_after)
+
+
+if os.environ.get("MXNET_ENGINE_TYPE") in _NAIVE_NAMES:
+    synchronous_xla()
 
 
 @atexit.register

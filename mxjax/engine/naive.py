@@ -7,16 +7,48 @@ serializes ops pushed from several threads, which makes their effect equal
 to some serial order; ops may push further ops from inside their fn.  A
 push_async blocks (holding that lock) until ``on_complete`` is called, so the
 completing thread must not push to the engine first.
+
+Chosen by ``MXNET_ENGINE_TYPE`` when mxjax is imported, it also makes XLA:CPU run each program
+on the calling thread (:func:`synchronous_xla`), so imperative ops and compiled programs are
+synchronous too, as everything is under MXNet's NaiveEngine.
 """
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Callable, Iterable
+
+import jax
 
 from ._core import (Engine, EngineError, Var, check_not_deleted, inherited,
                     normalize_vars)
 
-__all__ = ["NaiveEngine"]
+__all__ = ["NaiveEngine", "synchronous_xla"]
+
+_ASYNC_FLAG = "jax_cpu_enable_async_dispatch"
+
+
+def synchronous_xla() -> bool:
+    """Make XLA:CPU run every program on the calling thread (JAX's ``jax_cpu_enable_async_dispatch``
+    off), as MXNet's NaiveEngine runs each op at its push.  XLA reads the flag when JAX starts its
+    CPU backend, so this works only before then: afterwards it warns and changes nothing.
+    Returns whether XLA:CPU now runs programs synchronously.
+
+    Besides debugging (an XLA failure surfaces at the call that made it), this suits code of many
+    small ops: an asynchronous XLA:CPU program costs a hand-off to a worker thread and back (tens of
+    microseconds on a busy or virtualised machine), while a training step of large programs
+    loses the overlap of Python with computation that asynchronous dispatch gives."""
+    if not jax.config.values.get(_ASYNC_FLAG, True):
+        return True
+    from jax._src import xla_bridge  # JAX has no public test of whether its backends have started
+    started = getattr(xla_bridge, "backends_are_initialized", None)
+    if started is None or started():
+        warnings.warn("MXNET_ENGINE_TYPE=NaiveEngine: JAX's CPU backend started before mxjax was "
+                      "imported, so XLA:CPU keeps dispatching programs asynchronously", RuntimeWarning,
+                      stacklevel=2)
+        return False
+    jax.config.update(_ASYNC_FLAG, False)
+    return True
 
 
 class _NaiveCallback:

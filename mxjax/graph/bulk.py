@@ -38,6 +38,7 @@ from . import compile_cache
 from ..base import MXNetError, MXNetValueError
 from ..device import jax_default_device
 from ._bulk_policy import Sightings, _settings
+from ._bulk_program import compiled, inputs
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "settings", "configure"]
@@ -46,6 +47,7 @@ _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
 # would start JAX's backend at import: the DataLoader's fork server must not)
 _CONST = (int, float, bool, complex)
+_new, _ref = object.__new__, weakref.ref
 
 
 # Set by the NDArray layer (``configure``): its array class, how it names a failed op, and how
@@ -100,7 +102,7 @@ class Segment:
     """One thread's recorded ops, not run yet.  ``lock`` guards recording against a run from
     another thread (a read of a value this thread recorded)."""
 
-    __slots__ = ("nodes", "parts", "leaves", "leaf_refs", "handles", "lock", "cap", "__weakref__")
+    __slots__ = ("nodes", "leaves", "leaf_refs", "handles", "lock", "cap", "__weakref__")
 
     def __init__(self, cap: int) -> None:
         self.lock = threading.Lock()
@@ -108,8 +110,7 @@ class Segment:
         self._reset()
 
     def _reset(self) -> None:
-        self.nodes: list = []      # (op, fn, params, args, multi)
-        self.parts: list = []      # (fn, args): the structure key, one part per node
+        self.nodes: list = []      # (op, fn, params, args, multi); (fn, args) of each: the structure key
         self.leaves: list = []     # concrete input arrays, in order of first use
         self.leaf_refs: dict = {}  # id(leaf) -> its ref (-1 - position)
         self.handles: list = []    # Pending outputs, in order
@@ -120,15 +121,16 @@ class Segment:
             nodes = self.nodes
             if not nodes:
                 return
-            parts, leaves, handles = self.parts, self.leaves, self.handles
+            leaves, handles = self.leaves, self.handles
             self._reset()
-            wanted = tuple(i for i, h in enumerate(handles) if _held(h))
+            wanted = tuple([i for i, h in enumerate(handles)  # (``_held``, inlined: per op)
+                            if h.owner() is not None or (h.sharers is not None and _held(h))])
             if not wanted:
                 return
             if len(nodes) == 1:  # one op: its own compiled function is that program already
                 _replay(nodes, leaves, handles)
             else:
-                _execute(nodes, parts, leaves, handles, wanted)
+                _execute(nodes, leaves, handles, wanted)
 
 
 def _held(handle: Pending) -> bool:
@@ -205,12 +207,13 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
     """Append ``op`` (``fn``: its compiled callable, with ``fn.pure`` its traceable function) on
     ``inputs`` to ``segment`` and return its lazy outputs; None when it cannot be recorded (an
     input that is traced, on the engine, or of a kind a program cannot take): run it now then.
-    The outputs' shapes and dtypes are inferred once per op, parameters and input types."""
+    The outputs' shapes and dtypes are inferred once per op, parameters and input types.
+    (This runs for every imperative op: written for speed, each branch in order of frequency.)"""
+    array_type = _array_type
     with segment.lock:
         args, keys, source = [], [fn], None
-        leaf_refs, leaves = segment.leaf_refs, segment.leaves
         for x in inputs:
-            if isinstance(x, _array_type):
+            if isinstance(x, array_type):
                 var = x._var
                 if var is None:
                     data = x._data
@@ -218,9 +221,10 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
                         return None
                 elif type(var) is Pending:
                     if var.segment is segment and var.value is None:
+                        index = var.index
                         if source is None:
-                            source = var.index
-                        args.append(var.index)
+                            source = index
+                        args.append(index)
                         keys.append(var.aval)
                         continue
                     if var.value is None:  # another thread's segment, or a failed one
@@ -229,23 +233,27 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
                     x._var = None
                 else:
                     return None
-            elif type(x) is _ArrayImpl:
-                data = x
-            elif type(x) in _CONST:
-                if type(x) is float and (x == 0.0 or x != x):  # -0.0 == 0.0 and nan != nan: key by text
-                    args.append((float, x, repr(x)))
-                else:
-                    args.append((type(x), x))
-                keys.append(type(x))
-                continue
-            elif x is None:
-                args.append((None, None))
-                keys.append(None)
-                continue
             else:
-                return None
-            ref = leaf_refs.get(id(data))  # a leaf: each array once, however often it is read
+                kind = type(x)
+                if kind is _ArrayImpl:
+                    data = x
+                elif kind in _CONST:
+                    if kind is float and (x == 0.0 or x != x):  # -0.0 == 0.0 and nan != nan: key by text
+                        args.append((float, x, repr(x)))
+                    else:
+                        args.append((kind, x))
+                    keys.append(kind)
+                    continue
+                elif x is None:
+                    args.append((None, None))
+                    keys.append(None)
+                    continue
+                else:
+                    return None
+            leaf_refs = segment.leaf_refs  # a leaf: each array once, however often it is read
+            ref = leaf_refs.get(id(data))
             if ref is None:
+                leaves = segment.leaves
                 ref = leaf_refs[id(data)] = -1 - len(leaves)
                 leaves.append(data)
             if source is None:
@@ -257,24 +265,30 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
         if found is None:
             found = _INFERRED[key] = _inferred(op, inputs, params)
         structs, avals, multi = found
-        handles, new = segment.handles, object.__new__
-        outs = []
-        for struct, aval in zip(structs, avals):
-            handle = new(Pending)  # (inline construction: this runs for every op)
-            handle.segment, handle.index, handle.aval, handle.source = segment, len(handles), aval, source
-            handle.value = handle.error = handle.sharers = None
-            array = new(out_cls)
-            array._data, array._var, array._ag, array._dc = struct, handle, None, None
-            handle.owner = weakref.ref(array)
-            handles.append(handle)
-            outs.append(array)
-        args = tuple(args)
-        segment.nodes.append((op, fn, params, args, multi))
-        segment.parts.append((fn, args))
-        full = len(segment.nodes) >= segment.cap
+        handles = segment.handles
+        if multi:
+            out = tuple([_output(segment, handles, struct, aval, source, out_cls)
+                         for struct, aval in zip(structs, avals)])
+        else:
+            out = _output(segment, handles, structs[0], avals[0], source, out_cls)
+        nodes = segment.nodes
+        nodes.append((op, fn, params, tuple(args), multi))
+        full = len(nodes) >= segment.cap
     if full:
         segment.run()
-    return tuple(outs) if multi else outs[0]
+    return out
+
+
+def _output(segment: Segment, handles: list, struct: Any, aval: Any, source: int | None, out_cls: type) -> Any:
+    """A recorded op's output: an ``out_cls`` array whose ``_var`` is a new :class:`Pending`."""
+    handle = _new(Pending)
+    handle.segment, handle.index, handle.aval, handle.source = segment, len(handles), aval, source
+    handle.value = handle.error = handle.sharers = None
+    array = _new(out_cls)
+    array._data, array._var, array._ag, array._dc = struct, handle, None, None
+    handle.owner = _ref(array)
+    handles.append(handle)
+    return array
 
 
 def _inferred(op: Any, inputs: Sequence[Any], params: dict | None) -> tuple:
@@ -298,15 +312,15 @@ _PROGRAMS = compile_cache.Programs("bulk")
 _SEEN = Sightings()
 
 
-def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tuple) -> None:
-    key = (tuple(parts), wanted)
+def _execute(nodes: list, leaves: list, handles: list, wanted: tuple) -> None:
+    key = (tuple([(fn, args) for _, fn, _, args, _ in nodes]), wanted)
     found = compile_cache.lookup(_PROGRAMS, key)
     if found is None:
         if not _SEEN.ready(key):
             _SEEN.note(key)
             _replay(nodes, leaves, handles)
             return
-        found = (_compiled(nodes, wanted), [0])
+        found = (compiled(nodes, wanted), [0])
     program, known = found
     previous = _swap_x64(True)
     try:
@@ -331,41 +345,13 @@ def _execute(nodes: list, parts: list, leaves: list, handles: list, wanted: tupl
         handles[index].value = value
 
 
-def _compiled(nodes: list, wanted: tuple) -> Any:
-    """The segment's program: ``jax.jit`` of it, or, where convolutions run on oneDNN, a
-    ``packing.PackedProgram`` that hands them their weights packed once (not per call)."""
-    run = _program(nodes, wanted)
-    weights = sorted({-1 - args[1] for op, _, _, args, _ in nodes
-                      if op.name == "Convolution" and len(args) > 1 and type(args[1]) is int and args[1] < 0})
-    if weights and packing.applies():
-        on_tuple = lambda leaves, _: run(*leaves)  # noqa: E731 -- the calling convention packing takes
-        return packing.PackedProgram(on_tuple, jax.jit(on_tuple), weights)
-    return jax.jit(run)
-
-
-def _program(nodes: list, wanted: tuple) -> Callable[..., list]:
-    """The segment as one function of its leaves, returning the wanted outputs."""
-    steps = [(fn.pure, args, multi) for _, fn, _, args, multi in nodes]
-
-    def run(*leaves: Any) -> list:
-        values: list = []
-        for pure, args, multi in steps:
-            out = pure(*_inputs(args, values, leaves))
-            if multi:
-                values.extend(out)
-            else:
-                values.append(out)
-        return [values[i] for i in wanted]
-    return run
-
-
 def _replay(nodes: list, leaves: list, handles: list) -> None:
     """Run the ops one by one with their own compiled functions (a structure's first sighting)."""
     values: list = []
     previous = _swap_x64(True)
     try:
         for op, fn, params, args, multi in nodes:
-            ins = _inputs(args, values, leaves)
+            ins = inputs(args, values, leaves)
             try:
                 out = fn(*ins)
             except Exception as err:
@@ -381,11 +367,6 @@ def _replay(nodes: list, leaves: list, handles: list) -> None:
     finally:
         _restore_x64(previous)
     _settle(handles, values)
-
-
-def _inputs(args: tuple, values: list, leaves: list) -> list:
-    """A node's inputs: ``args`` are refs to earlier outputs (>= 0), to leaves (< 0), or constants."""
-    return [(values[a] if a >= 0 else leaves[-1 - a]) if type(a) is int else a[1] for a in args]
 
 
 def _settle(handles: list, values: list) -> None:
