@@ -1,8 +1,10 @@
-"""Builds mxjax's one native piece: the oneDNN convolution handlers (mxjax/_onednn/conv.cc, plans.cc).
+"""Builds mxjax's native pieces: the oneDNN convolution handlers (mxjax/_onednn/conv.cc, plans.cc)
+and the bulk recorder (mxjax/graph/_record.c).
 
-Everything else is in pyproject.toml.  The extension is optional: without a C++ compiler,
+Everything else is in pyproject.toml.  Both extensions are optional: without a C++ compiler,
 oneDNN's wheels or jaxlib's FFI headers the install still succeeds, with a warning, and
-mxjax runs convolutions on XLA alone (``mxjax._onednn.available()`` is then False).
+mxjax runs convolutions on XLA alone (``mxjax._onednn.available()`` is then False); without a
+C compiler imperative ops are recorded by graph/bulk.py's Python recorder.
 """
 from __future__ import annotations
 
@@ -39,23 +41,28 @@ def _jaxlib_include() -> str | None:
 
 
 class OptionalBuildExt(build_ext):
-    """build_ext that fills in oneDNN's and jaxlib's paths, and warns instead of failing."""
+    """build_ext that fills in oneDNN's and jaxlib's paths, and warns instead of failing (each
+    extension on its own: the recorder does not need oneDNN)."""
 
-    def run(self) -> None:
+    def build_extension(self, ext: Extension) -> None:
         try:
-            header = _dist_file(ONEDNN_DEVEL, "dnnl.hpp", parent="dnnl")
-            library = _dist_file(ONEDNN, "libdnnl.so.3")
-            ffi = _jaxlib_include()
-            missing = [name for name, path in ((f"{ONEDNN_DEVEL} headers", header), (f"{ONEDNN} library", library),
-                                               ("jaxlib FFI headers", ffi)) if path is None]
-            if missing:
-                raise RuntimeError("not found: " + ", ".join(missing))
-            for ext in self.extensions:
+            if ext.name == "mxjax._onednn._conv":
+                header = _dist_file(ONEDNN_DEVEL, "dnnl.hpp", parent="dnnl")
+                library = _dist_file(ONEDNN, "libdnnl.so.3")
+                ffi = _jaxlib_include()
+                missing = [name for name, path in ((f"{ONEDNN_DEVEL} headers", header),
+                                                   (f"{ONEDNN} library", library),
+                                                   ("jaxlib FFI headers", ffi)) if path is None]
+                if missing:
+                    raise RuntimeError("not found: " + ", ".join(missing))
                 ext.include_dirs += [os.path.dirname(os.path.dirname(os.path.dirname(header))), ffi]
                 ext.extra_link_args += [library]
-            super().run()
-        except Exception as err:  # noqa: BLE001 -- any failure: install without the extension
-            self.warn(f"mxjax: oneDNN convolution extension not built ({err}); convolutions will run on XLA")
+            super().build_extension(ext)
+        except Exception as err:  # noqa: BLE001 -- any failure: install without this extension
+            if ext.name == "mxjax._onednn._conv":
+                self.warn(f"mxjax: oneDNN convolution extension not built ({err}); convolutions will run on XLA")
+            else:
+                self.warn(f"mxjax: {ext.name} not built ({err}); its Python version will run")
 
 
 setup(
@@ -70,7 +77,9 @@ setup(
             # oneDNN wheel puts libdnnl.so.3; mxjax/_onednn also loads it by path first (editable installs)
             extra_link_args=["-Wl,-rpath,$ORIGIN/../../../.."],
             optional=True,
-        )
+        ),
+        Extension("mxjax.graph._record", sources=["mxjax/graph/_record.c"], extra_compile_args=["-O2"],
+                  optional=True),
     ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -75,6 +75,10 @@ def test_jax_engine_and_features(report):
     assert re.search(r"^\s+type\s+NaiveEngine \(MXNET_ENGINE_TYPE=NaiveEngine\)", report, re.MULTILINE)
     assert "imperative bulk enabled=True max_nodes=64 compile_after=2" in report
     assert "at most 77 programs" in report
+    from mxjax.graph import bulk
+    recorder = "C (graph/_record.c)" if bulk.record is not bulk.record_python else "Python"
+    assert re.search(rf"^\s+bulk recorder\s+{re.escape(recorder)}", report, re.MULTILINE)
+    assert re.search(r"^\s+XLA:CPU dispatch synchronous", report, re.MULTILINE)  # NaiveEngine at import
     # pytest turns faulthandler on in this process, not in the subprocess
     enabled = [f.name for f in mx.runtime.Features().values() if f.enabled and f.name != "SIGNAL_HANDLER"]
     assert re.search(r"^Features enabled: (.*)$", report, re.MULTILINE).group(1).split() == enabled

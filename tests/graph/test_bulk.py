@@ -11,11 +11,31 @@ from hypothesis import given, settings, strategies as st
 import mxjax as mx
 from mxjax import engine, gluon, np, npx
 from mxjax.base import MXNetError
+from mxjax.graph import bulk
 
 
 def _is_held(x):
     """Whether ``x``'s value is still held back (its op recorded, not run)."""
     return type(x._var).__name__ == "Pending"
+
+
+@pytest.fixture(autouse=True, params=["native", "python"])
+def recorder(request):
+    """Every test runs with both recorders: the C one (graph/_record.c, where it was built) and
+    graph/bulk.py's Python one, which must keep doing the same."""
+    native = request.param == "native"
+    if native and not bulk.use_native(True):
+        pytest.skip("the C recorder was not built")
+    bulk.use_native(native)
+    yield request.param
+    bulk.use_native(True)
+
+
+def test_the_recorder_in_use_is_the_one_asked_for(recorder):
+    assert (bulk.record is bulk.record_python) == (recorder == "python")
+    x = np.array(onp.ones(3, dtype="float32"))
+    y = x + 1
+    assert _is_held(y) and y.asnumpy().tolist() == [2.0, 2.0, 2.0]
 
 
 @pytest.fixture
