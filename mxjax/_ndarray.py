@@ -20,6 +20,7 @@ from . import engine as _engine
 from ._array_host import HostReads
 from ._array_operators import Operators
 from ._array_writes import SWAP_LOCK, Writes
+from ._wait import wait as _wait
 from ._invoke import default_class, invoke, np_class, settled
 from .base import MXNetError, MXNetTypeError, MXNetValueError, normalize_dtype
 from .device import Device, current_device, needs_placing
@@ -142,11 +143,7 @@ class NDArray(HostReads, Operators, Writes):
         if self._var is not None:
             _engine.wait_for_variable(self._var)
         try:
-            block = getattr(data, "block_until_ready", None)  # a jax.Array's own method: the cheap way
-            if block is not None:
-                block()
-            else:
-                jax.block_until_ready(data)
+            _wait(data)
         except Exception as err:  # asynchronous XLA failures surface here
             raise MXNetError(f"error while computing this array: {err}") from None
         _checked.raise_pending()  # an index out of range found inside a compiled program
