@@ -5,7 +5,8 @@ With bulk execution on (the default; ``MXNET_EXEC_BULK_EXEC_IMPERATIVE=0`` or
 does not run at once: NDArray's invoke infers the outputs' shapes and dtypes (cached per
 op, parameters and input types, so a shape error is still raised at the user's line) and
 appends the op to this thread's :class:`Segment`; its outputs are arrays whose ``_var`` is
-a :class:`Pending`.  A segment runs when one of its values is read (``asnumpy``,
+a :class:`Pending` (:func:`record`: the C version in ``_record.c`` where it was built, else
+:func:`record_python`).  A segment runs when one of its values is read (``asnumpy``,
 ``wait_to_read``, an op that needs values on the host), at ``waitall``, at either end of
 an ``engine.bulk`` scope, before an update donates buffers, or when it holds
 ``MXNET_EXEC_BULK_EXEC_MAX_NODE_IMPERATIVE`` ops (default 64; ``engine.bulk(n)`` sets it
