@@ -40,6 +40,10 @@ def _jaxlib_include() -> str | None:
     return path if os.path.exists(os.path.join(path, "xla", "ffi", "api", "ffi.h")) else None
 
 
+_INSTEAD = {"mxjax._onednn._conv": "convolutions will run on XLA",
+            "mxjax.graph._record": "imperative ops are recorded by graph/bulk.py's Python recorder"}
+
+
 class OptionalBuildExt(build_ext):
     """build_ext that fills in oneDNN's and jaxlib's paths, and warns instead of failing (each
     extension on its own: the recorder does not need oneDNN)."""
@@ -59,10 +63,7 @@ class OptionalBuildExt(build_ext):
                 ext.extra_link_args += [library]
             super().build_extension(ext)
         except Exception as err:  # noqa: BLE001 -- any failure: install without this extension
-            if ext.name == "mxjax._onednn._conv":
-                self.warn(f"mxjax: oneDNN convolution extension not built ({err}); convolutions will run on XLA")
-            else:
-                self.warn(f"mxjax: {ext.name} not built ({err}); its Python version will run")
+            self.warn(f"mxjax: extension {ext.name} not built ({err}); {_INSTEAD[ext.name]}")
 
 
 setup(

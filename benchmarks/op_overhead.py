@@ -33,6 +33,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 import mxjax as mx
+from mxjax.engine.naive import xla_synchronous
 
 
 def per_op_us(stmt, number: int, repeat: int) -> float:
@@ -159,7 +160,7 @@ def chain_main(args: argparse.Namespace) -> None:
         if t is not None:
             rounds["torch eager"] = t
     base = rounds["jax.jit (one program)"]
-    dispatch = "synchronous" if not jax.config.values.get("jax_cpu_enable_async_dispatch", True) else "asynchronous"
+    dispatch = "synchronous" if xla_synchronous() else "asynchronous"
     print(f"20-op elementwise chain on (100,), read at the end: us per chain "
           f"(engine {mx.engine.engine_type()}, XLA:CPU dispatch {dispatch})")
     print(f"{'how':<30} {'us':>9} {'x jax.jit':>10}")

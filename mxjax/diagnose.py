@@ -100,11 +100,9 @@ def _engine_info(mx) -> None:
     bulk = mx.engine.set_imperative_bulk()  # all None: changes nothing, returns the settings
     print(f"  imperative bulk enabled={bulk['enabled']} max_nodes={bulk['max_nodes']} "
           f"compile_after={bulk['compile_after']} (mx.engine.set_imperative_bulk)")
-    from .graph import bulk as _bulk
-    native = _bulk.record is not _bulk.record_python
+    native = mx.graph.bulk.record is not mx.graph.bulk.record_python
     print(f"  bulk recorder   {'C (graph/_record.c)' if native else 'Python (the C one was not built)'}")
-    import jax
-    dispatch = "asynchronous" if jax.config.values.get("jax_cpu_enable_async_dispatch", True) else "synchronous"
+    dispatch = "synchronous" if mx.engine.naive.xla_synchronous() else "asynchronous"
     print(f"  XLA:CPU dispatch {dispatch} (synchronous under NaiveEngine named at import)")
     stats = mx.npx.compile_stats()
     print(f"  compile cache   at most {stats['max_entries']} programs, {stats['max_bytes']} bytes")

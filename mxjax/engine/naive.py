@@ -23,9 +23,14 @@ import jax
 from ._core import (Engine, EngineError, Var, check_not_deleted, inherited,
                     normalize_vars)
 
-__all__ = ["NaiveEngine", "synchronous_xla"]
+__all__ = ["NaiveEngine", "synchronous_xla", "xla_synchronous"]
 
 _ASYNC_FLAG = "jax_cpu_enable_async_dispatch"
+
+
+def xla_synchronous() -> bool:
+    """Whether XLA:CPU runs programs on the calling thread (JAX's ``jax_cpu_enable_async_dispatch`` off)."""
+    return not jax.config.values.get(_ASYNC_FLAG, True)
 
 
 def synchronous_xla() -> bool:
@@ -38,7 +43,7 @@ def synchronous_xla() -> bool:
     small ops: an asynchronous XLA:CPU program costs a hand-off to a worker thread and back (tens of
     microseconds on a busy or virtualised machine), while a training step of large programs
     loses the overlap of Python with computation that asynchronous dispatch gives."""
-    if not jax.config.values.get(_ASYNC_FLAG, True):
+    if xla_synchronous():
         return True
     from jax._src import xla_bridge  # JAX has no public test of whether its backends have started
     started = getattr(xla_bridge, "backends_are_initialized", None)

@@ -17,7 +17,8 @@ static PyObject *s_lock, *s_acquire, *s_release, *s_leaf_refs, *s_leaves, *s_han
 static PyObject *empty_tuple;
 
 /* Attributes are __slots__: read and written at their offsets, as CPython's member descriptors do,
- * once configure() found each to be a plain object slot; otherwise through getattr/setattr. */
+ * where configure() found all of a class's to be plain object slots (``*_slots``); otherwise
+ * through getattr/setattr. */
 enum { P_SEGMENT, P_INDEX, P_AVAL, P_VALUE, P_ERROR, P_OWNER, P_SHARERS, P_SOURCE, P_COUNT };
 enum { A_DATA, A_VAR, A_AG, A_DC, A_COUNT };
 static PyObject **pending_names[P_COUNT] = {&s_segment, &s_index, &s_aval, &s_value, &s_error, &s_owner,
@@ -25,7 +26,7 @@ static PyObject **pending_names[P_COUNT] = {&s_segment, &s_index, &s_aval, &s_va
 static PyObject **array_names[A_COUNT] = {&s_data, &s_var, &s_ag, &s_dc};
 static Py_ssize_t pending_offsets[P_COUNT], array_offsets[A_COUNT];
 static PyObject *array_descrs[A_COUNT];
-static int pending_fast;
+static int pending_slots, array_slots, segment_slots;
 static PyObject *array_classes; /* class -> True (its slots are the array class's) or False */
 enum { S_LOCK, S_LEAF_REFS, S_LEAVES, S_HANDLES, S_NODES, S_CAP, S_COUNT };
 static PyObject **segment_names[S_COUNT] = {&s_lock, &s_leaf_refs, &s_leaves, &s_handles, &s_nodes, &s_cap};
@@ -53,7 +54,7 @@ static Py_ssize_t slot_of(PyObject *type, PyObject *name, PyObject **descr_out) 
 static int array_fast(PyTypeObject *cls) {
     PyObject *known = PyDict_GetItem(array_classes, (PyObject *)cls); /* borrowed; no error for a type key */
     if (known != NULL) return known == Py_True;
-    int fast = array_offsets[0] >= 0;
+    int fast = array_slots;
     for (int i = 0; fast && i < A_COUNT; i++) {
         PyObject *descr = PyObject_GetAttr((PyObject *)cls, *array_names[i]);
         if (descr == NULL) PyErr_Clear();
@@ -85,8 +86,8 @@ static inline int set_slot(PyObject *obj, int fast, Py_ssize_t offset, PyObject 
 
 #define SGET(obj, i) \
     get_slot(obj, segment_fast, segment_offsets[i], *segment_names[i])
-#define PGET(obj, i) get_slot(obj, pending_fast, pending_offsets[i], *pending_names[i])
-#define PSET(obj, i, v) set_slot(obj, pending_fast, pending_offsets[i], *pending_names[i], v)
+#define PGET(obj, i) get_slot(obj, pending_slots, pending_offsets[i], *pending_names[i])
+#define PSET(obj, i, v) set_slot(obj, pending_slots, pending_offsets[i], *pending_names[i], v)
 #define AGET(obj, fast, i) get_slot(obj, fast, array_offsets[i], *array_names[i])
 #define ASET(obj, fast, i, v) set_slot(obj, fast, array_offsets[i], *array_names[i], v)
 
@@ -104,23 +105,27 @@ static PyObject *configure(PyObject *self, PyObject *args) {
                           &PyType_Type, &impl, &PyDict_Type, &inf, &missing))
         return NULL;
     Py_INCREF(seg); Py_XSETREF(segment_type, seg);
-    for (int i = 0; i < S_COUNT; i++) segment_offsets[i] = slot_of(seg, *segment_names[i], NULL);
+    segment_slots = 1;
+    for (int i = 0; i < S_COUNT; i++) {
+        segment_offsets[i] = slot_of(seg, *segment_names[i], NULL);
+        segment_slots = segment_slots && segment_offsets[i] >= 0;
+    }
     Py_INCREF(a); Py_XSETREF(array_type, a);
     Py_INCREF(p); Py_XSETREF(pending_type, p);
     Py_INCREF(impl); Py_XSETREF(arrayimpl_type, impl);
     Py_INCREF(inf); Py_XSETREF(inferred, inf);
     Py_INCREF(missing); Py_XSETREF(infer_missing, missing);
-    pending_fast = 1;
+    pending_slots = 1;
     for (int i = 0; i < P_COUNT; i++) {
         pending_offsets[i] = slot_of(p, *pending_names[i], NULL);
-        pending_fast = pending_fast && pending_offsets[i] >= 0;
+        pending_slots = pending_slots && pending_offsets[i] >= 0;
     }
+    array_slots = 1;
     for (int i = 0; i < A_COUNT; i++) {
         Py_CLEAR(array_descrs[i]);
         array_offsets[i] = slot_of(a, *array_names[i], &array_descrs[i]);
+        array_slots = array_slots && array_offsets[i] >= 0;
     }
-    for (int i = 0; i < A_COUNT; i++)
-        if (array_offsets[i] < 0) array_offsets[0] = -1; /* any missing: none are used */
     Py_XSETREF(array_classes, PyDict_New());
     if (array_classes == NULL) return NULL;
     Py_RETURN_NONE;
@@ -172,6 +177,14 @@ static PyObject *constant_arg(PyObject *x, PyObject *kind) {
     return PyTuple_Pack(2, kind, x);
 }
 
+/* Appends an input's arg and its key; steals ``arg`` (NULL: a failure already raised). */
+static int append_input(PyObject *args, PyObject *keys, PyObject *arg, PyObject *key) {
+    if (arg == NULL) return -1;
+    int bad = PyList_Append(args, arg) < 0 || PyList_Append(keys, key) < 0;
+    Py_DECREF(arg);
+    return bad ? -1 : 0;
+}
+
 static int is_constant_type(PyObject *kind) {
     return kind == (PyObject *)&PyLong_Type || kind == (PyObject *)&PyFloat_Type ||
            kind == (PyObject *)&PyBool_Type || kind == (PyObject *)&PyComplex_Type;
@@ -180,14 +193,12 @@ static int is_constant_type(PyObject *kind) {
 /* The body of record, with the segment's lock held.  Returns a new reference: the output(s),
  * Py_None (cannot be recorded: the caller runs the op now), or NULL with an exception set.
  * ``*full`` is set when the segment reached its size limit. */
-static PyObject *record_locked(PyObject *segment, PyObject *op, PyObject *fn, PyObject *inputs, PyObject *params,
-                               PyTypeObject *out_cls, int *full) {
+static PyObject *record_locked(PyObject *segment, int segment_fast, PyObject *op, PyObject *fn, PyObject *inputs,
+                               PyObject *params, PyTypeObject *out_cls, int *full) {
     PyObject *args = NULL, *keys = NULL, *source = Py_None, *result = NULL, *leaf_refs = NULL, *leaves = NULL;
     PyObject *handles = NULL, *nodes = NULL, *key = NULL, *found = NULL, *out = NULL, *node = NULL;
     PyObject *args_tuple = NULL, *cap = NULL;
     Py_INCREF(source);
-    int segment_fast = (PyObject *)Py_TYPE(segment) == segment_type;
-    for (int i = 0; segment_fast && i < S_COUNT; i++) segment_fast = segment_offsets[i] >= 0;
     Py_ssize_t n = PyTuple_GET_SIZE(inputs);
     args = PyList_New(0);
     keys = PyList_New(0);
@@ -228,8 +239,7 @@ static PyObject *record_locked(PyObject *segment, PyObject *op, PyObject *fn, Py
                         goto done;
                     }
                     if (source == Py_None) Py_SETREF(source, Py_NewRef(index));
-                    int bad = PyList_Append(args, index) < 0 || PyList_Append(keys, aval) < 0;
-                    Py_DECREF(index);
+                    int bad = append_input(args, keys, index, aval);
                     Py_DECREF(aval);
                     if (bad) goto done;
                     continue;
@@ -256,18 +266,10 @@ static PyObject *record_locked(PyObject *segment, PyObject *op, PyObject *fn, Py
             if (kind == arrayimpl_type) {
                 data = Py_NewRef(x);
             } else if (is_constant_type(kind)) {
-                PyObject *arg = constant_arg(x, kind);
-                if (arg == NULL) goto done;
-                int bad = PyList_Append(args, arg) < 0 || PyList_Append(keys, kind) < 0;
-                Py_DECREF(arg);
-                if (bad) goto done;
+                if (append_input(args, keys, constant_arg(x, kind), kind) < 0) goto done;
                 continue;
             } else if (x == Py_None) {
-                PyObject *arg = PyTuple_Pack(2, Py_None, Py_None);
-                if (arg == NULL) goto done;
-                int bad = PyList_Append(args, arg) < 0 || PyList_Append(keys, Py_None) < 0;
-                Py_DECREF(arg);
-                if (bad) goto done;
+                if (append_input(args, keys, PyTuple_Pack(2, Py_None, Py_None), Py_None) < 0) goto done;
                 continue;
             } else {
                 result = Py_NewRef(Py_None);
@@ -310,7 +312,7 @@ static PyObject *record_locked(PyObject *segment, PyObject *op, PyObject *fn, Py
         PyObject *aval = PyObject_GetAttr(data, s_aval); /* a Python property: may run other threads */
         Py_DECREF(data);
         if (aval == NULL) goto done;
-        int bad = PyList_Append(args, ref) < 0 || PyList_Append(keys, aval) < 0;
+        int bad = append_input(args, keys, Py_NewRef(ref), aval);
         Py_DECREF(aval);
         if (bad) goto done;
     }
@@ -396,7 +398,7 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
     }
     PyObject *tuple = PySequence_Tuple(inputs);
     if (tuple == NULL) return NULL;
-    int segment_fast = (PyObject *)Py_TYPE(segment) == segment_type && segment_offsets[S_LOCK] >= 0;
+    int segment_fast = segment_slots && (PyObject *)Py_TYPE(segment) == segment_type;
     PyObject *lock = SGET(segment, S_LOCK);
     if (lock == NULL) {
         Py_DECREF(tuple);
@@ -410,7 +412,8 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
     }
     Py_DECREF(got);
     int full = 0;
-    PyObject *result = record_locked(segment, argv[1], argv[2], tuple, argv[4], (PyTypeObject *)out_cls, &full);
+    PyObject *result = record_locked(segment, segment_fast, argv[1], argv[2], tuple, argv[4], (PyTypeObject *)out_cls,
+                                     &full);
     PyObject *type, *value, *traceback; /* the failure, if any, kept across the release */
     PyErr_Fetch(&type, &value, &traceback);
     PyObject *released = PyObject_CallMethodNoArgs(lock, s_release);

@@ -93,10 +93,8 @@ class RNNCell(_GatedCell):
         return output, [output]
 
 
-class LSTMCell(_GatedCell):
-    """LSTM cell (gates in MXNet's order i, f, g, o); states ``[h, c]``."""
-
-    _n_gates = 4
+class _RecurrentActivationCell(_GatedCell):
+    """A gated cell with MXNet's ``activation`` and ``recurrent_activation`` (LSTM, GRU cells)."""
 
     def __init__(self, hidden_size: int, i2h_weight_initializer: Any = None, h2h_weight_initializer: Any = None,
                  i2h_bias_initializer: Any = "zeros", h2h_bias_initializer: Any = "zeros", input_size: int = 0,
@@ -104,6 +102,12 @@ class LSTMCell(_GatedCell):
         super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
                          h2h_bias_initializer, input_size)
         self._activation, self._recurrent_activation = activation, recurrent_activation
+
+
+class LSTMCell(_RecurrentActivationCell):
+    """LSTM cell (gates in MXNet's order i, f, g, o); states ``[h, c]``."""
+
+    _n_gates = 4
 
     def _alias(self) -> str:
         return "lstm"
@@ -121,17 +125,10 @@ class LSTMCell(_GatedCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(_GatedCell):
+class GRUCell(_RecurrentActivationCell):
     """GRU cell, cuDNN variant (reset gate applied after the h2h product); gates r, z, n."""
 
     _n_gates = 3
-
-    def __init__(self, hidden_size: int, i2h_weight_initializer: Any = None, h2h_weight_initializer: Any = None,
-                 i2h_bias_initializer: Any = "zeros", h2h_bias_initializer: Any = "zeros", input_size: int = 0,
-                 activation: Any = "tanh", recurrent_activation: Any = "sigmoid") -> None:
-        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, input_size)
-        self._activation, self._recurrent_activation = activation, recurrent_activation
 
     def _alias(self) -> str:
         return "gru"
