@@ -102,16 +102,17 @@ def _chain(y):
     return y
 
 
-def _torch_chain_us(python: str, number: int, repeat: int) -> float | None:
+def _torch_chain_us(python: str, number: int, repeat: int, cuda: bool = False) -> float | None:
+    read = "torch.cuda.synchronize()" if cuda else "y.numpy()"
     code = textwrap.dedent(f"""
         import timeit, torch
         torch.set_num_threads(1)
-        x = torch.arange(100, dtype=torch.float32)
+        x = torch.arange(100, dtype=torch.float32, device={"'cuda'" if cuda else "'cpu'"})
         def run():
             y = x
             for _ in range({_CHAIN_LINKS}):
                 y = y * 1.0001 + 0.0001
-            y.numpy()
+            {read}
         run()
         print(min(timeit.repeat(run, number={number}, repeat={repeat})) / {number} * 1e6)
     """)
@@ -136,7 +137,8 @@ def _after_python_us(jitted, jx, number: int, repeat: int, busy_us: float = 10.0
 
 def chain_main(args: argparse.Namespace) -> None:
     values = onp.arange(100, dtype=onp.float32)
-    x, jx = mx.np.array(values), jnp.asarray(values)
+    device = _device(args.device)
+    x, jx = mx.np.array(values, device=device), jax.device_put(values, device.jax_device)
     jitted = jax.jit(_chain)
     number = max(args.number // 10, 50)
     rounds = {}
@@ -156,12 +158,12 @@ def chain_main(args: argparse.Namespace) -> None:
                 t = per_op_us(run, number, args.repeat)
             rounds[name] = min(t, rounds.get(name, t))
     if args.torch_python:
-        t = _torch_chain_us(args.torch_python, number, args.repeat)
+        t = _torch_chain_us(args.torch_python, number, args.repeat, cuda=device.device_type == "gpu")
         if t is not None:
             rounds["torch eager"] = t
     base = rounds["jax.jit (one program)"]
     dispatch = "synchronous" if xla_synchronous() else "asynchronous"
-    print(f"20-op elementwise chain on (100,), read at the end: us per chain "
+    print(f"20-op elementwise chain on (100,) on {device}, read at the end: us per chain "
           f"(engine {mx.engine.engine_type()}, XLA:CPU dispatch {dispatch})")
     print(f"{'how':<30} {'us':>9} {'x jax.jit':>10}")
     for name, t in rounds.items():
@@ -176,10 +178,16 @@ def chain_main(args: argparse.Namespace) -> None:
     if args.naive and mx.engine.engine_type() != "NaiveEngine":  # the same, with XLA:CPU synchronous
         print("\nthe same with MXNET_ENGINE_TYPE=NaiveEngine (XLA:CPU runs programs on the calling thread):",
               flush=True)
-        argv = [sys.executable, __file__, "--chain", "--number", str(args.number), "--repeat", str(args.repeat)]
+        argv = [sys.executable, __file__, "--chain", "--number", str(args.number), "--repeat", str(args.repeat),
+                "--device", args.device]
         if args.torch_python:
             argv += ["--torch-python", args.torch_python]
         subprocess.run(argv, env={**os.environ, "MXNET_ENGINE_TYPE": "NaiveEngine"}, check=False)
+
+
+def _device(text: str) -> mx.Device:
+    kind, _, index = text.rstrip(")").partition("(")
+    return mx.Device(kind, int(index or 0))
 
 
 def main() -> None:
@@ -189,6 +197,7 @@ def main() -> None:
     parser.add_argument("--indexing", action="store_true", help="time the bounds-checked index ops")
     parser.add_argument("--chain", action="store_true", help="time a 20-op chain (bulk execution)")
     parser.add_argument("--torch-python", default=None, help="an interpreter with torch, for --chain")
+    parser.add_argument("--device", default="cpu", help="with --chain: cpu or gpu(N), where every side runs")
     parser.add_argument("--naive", action="store_true",
                         help="with --chain: run it again under MXNET_ENGINE_TYPE=NaiveEngine (synchronous XLA:CPU)")
     args = parser.parse_args()

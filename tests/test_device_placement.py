@@ -48,6 +48,21 @@ SCRIPT = textwrap.dedent("""
     with mx.cpu(1):
         assert x.grad.device == mx.cpu(0)
     assert on_first(label) and on_first(x.grad) and on_first(out)
+    # a Trainer step: gradients not read yet (the small ones come packed in one output) say where
+    # they will be too
+    mlp = gluon.nn.HybridSequential()
+    mlp.add(gluon.nn.Dense(4, in_units=3), gluon.nn.Dense(2, in_units=4))
+    mlp.initialize(device=mx.cpu())
+    mlp.hybridize()
+    trainer = gluon.Trainer(mlp.collect_params(), "sgd", {"learning_rate": 0.1})
+    for _ in range(3):
+        with mx.autograd.record():
+            loss = (mlp(x) ** 2).sum()
+        loss.backward()
+        trainer.step(2)
+        with mx.cpu(1):
+            assert all(p.grad().device == mx.cpu(0) for p in mlp.collect_params().values())
+    assert all(on_first(p.grad()) and on_first(p.data()) for p in mlp.collect_params().values())
     print("placed")
 """)
 

@@ -76,6 +76,10 @@ class _PackedGrad(Lazy):
     def __init__(self, packed: jax.Array, offset: int, shape: tuple) -> None:
         self.packed, self.offset, self.shape = packed, offset, shape
 
+    def device(self, array: NDArray) -> Any:
+        """Where the packed output is (the program's device: where the variables are)."""
+        return next(iter(self.packed.devices()))
+
     def compute(self, array: NDArray) -> Any:
         return _as_dtype(_unpack(self.packed, self.offset, self.shape), array._data.dtype)
 

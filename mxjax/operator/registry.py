@@ -194,8 +194,10 @@ class OpDef:
         n = self.num_outputs
         return n(params) if callable(n) else n
 
+    @_config.with_x64
     def eval_shape(self, *avals: Any, **params: Any) -> Any:
-        """Output shape/dtype structs for input avals (``jax.ShapeDtypeStruct``) without computing."""
+        """Output shape/dtype structs for input avals (``jax.ShapeDtypeStruct``) without computing
+        (with 64-bit types on, as in every mxjax call: an int64 aval stays int64)."""
         if self.infer is not None:
             return self.infer(*avals, **params)
         try:

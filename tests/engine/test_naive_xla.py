@@ -29,7 +29,7 @@ import mxjax as mx
 print("engine", mx.engine.engine_type())
 print("async", jax.config.values["jax_cpu_enable_async_dispatch"])
 square = jax.jit(lambda a: a @ a)
-a = jnp.ones((600, 600), jnp.float32)
+a = jax.device_put(jnp.ones((600, 600), jnp.float32), jax.devices("cpu")[0])  # XLA:CPU (not a GPU)
 square(a).block_until_ready()
 print("ready", all(square(a).is_ready() for _ in range(5)))
 x = mx.np.array(onp.arange(12, dtype=onp.float32).reshape(3, 4))

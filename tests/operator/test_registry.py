@@ -5,6 +5,8 @@ import pathlib
 import re
 import types
 
+import jax
+import numpy as onp
 import pytest
 
 import mxjax as mx
@@ -143,3 +145,11 @@ def test_json_names_read_back_as_the_same_op():
     assert not confused, f"ops whose written name reads back as another op: {confused}"
     assert json_name(get_op("FullyConnected")) == "FullyConnected"
     assert json_name(get_op("sum")) == "_np_sum" and json_name(get_op("sum_axis")) == "sum"
+
+
+def test_eval_shape_keeps_64_bit_types():
+    # mxjax's calls run with JAX's 64-bit types on: an int64 input gives the int64 sum MXNet gives
+    out = get_op("sum").eval_shape(jax.ShapeDtypeStruct((2, 3), "int64"), axis=1)
+    assert out.shape == (2,) and out.dtype == onp.int64
+    out = get_op("elemwise_add").eval_shape(*[jax.ShapeDtypeStruct((4,), "float64")] * 2)
+    assert out.dtype == onp.float64
