@@ -22,10 +22,41 @@ def _is_nd(x: Any) -> bool:
 
 
 def _as_input(x: Any) -> Any:
-    """A host step input as a device array: floats as float32 (as MXNet's kernels take them)."""
-    if isinstance(x, onp.ndarray):
-        return jnp.asarray(x.astype(onp.float32) if x.dtype.kind == "f" else x)
+    """A host step input as the program takes it: floats as float32 (as MXNet's kernels take them).
+    It stays a NumPy array: the compiled call transfers it, far cheaper than ``jnp.asarray``."""
+    if isinstance(x, onp.ndarray) and x.dtype.kind == "f" and x.dtype != onp.float32:
+        return x.astype(onp.float32)
     return x
+
+
+def state_leaves(state: Any) -> list:
+    """The arrays of one parameter's optimizer state, in ``jax.tree.leaves`` order.  On the training
+    path a state is None, an array or a flat tuple of arrays (``_pack_state``): read here without
+    a pytree walk, which costs microseconds per parameter per step; other pytrees go by the walk."""
+    if state is None:
+        return []
+    if type(state) is tuple:
+        for x in state:
+            if x is None or type(x) is tuple or type(x) is list or type(x) is dict:
+                return jax.tree.leaves(state, is_leaf=_is_nd)
+        return list(state)
+    if isinstance(state, (NDArray, jax.Array)):
+        return [state]
+    return jax.tree.leaves(state, is_leaf=_is_nd)
+
+
+def state_values(state: Any) -> Any:
+    """A state of NDArrays as the same structure of ``jax.Array``s (see ``state_leaves``)."""
+    if state is None:
+        return None
+    if isinstance(state, NDArray):
+        return state.to_jax()
+    if type(state) is tuple:
+        try:
+            return tuple([x.to_jax() for x in state])
+        except AttributeError:  # (not a flat tuple of NDArrays)
+            pass
+    return jax.tree.map(NDArray.to_jax, state, is_leaf=_is_nd)
 
 
 class FusedUpdate:
@@ -106,8 +137,7 @@ class FusedUpdate:
             _bulk.flush_all()
             buffers = list(weights)
             for state in states:
-                if state is not None:
-                    buffers.extend(jax.tree.leaves(state))
+                buffers.extend(state_leaves(state))
             if not pending:
                 buffers.extend(grads)
             donate = len(set(map(id, buffers))) == len(buffers)
@@ -115,7 +145,7 @@ class FusedUpdate:
         if self._uses_step:
             if steps is None:
                 steps = self._step_inputs(indices if indices is not None else [None] * n)
-            hyper = (*hyper, jax.tree.map(_as_input, steps))
+            hyper = (*hyper, _as_input(steps) if type(steps) is onp.ndarray else jax.tree.map(_as_input, steps))
         if pending is not None and donate:  # the backward that makes the gradients runs in the same program
             run, positions = pending
             key = (self._static_key(), configs)

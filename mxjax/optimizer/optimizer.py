@@ -16,7 +16,7 @@ from ..autograd import pending_backward
 from ..base import MXNetTypeError, MXNetValueError
 from .._ndarray import NDArray
 from . import _donation, _rules as R
-from ._fused import FusedUpdate, _is_nd
+from ._fused import FusedUpdate, state_leaves, state_values
 
 __all__ = ["Optimizer", "Test", "create", "register"]
 
@@ -338,15 +338,16 @@ class Optimizer(FusedUpdate):
         with _donation.LOCK:
             donate = not _donation.shared(weights)
             jax_weights = [w.to_jax() for w in weights]
-            jax_states = [None if s is None else jax.tree.map(NDArray.to_jax, s, is_leaf=_is_nd) for s in states]
+            jax_states = [state_values(s) for s in states]
             new_weights, new_states = self.update_all(
                 jax_weights, grads if pending else [g.to_jax() for g in grads], jax_states, lrs, wds,
                 indices=indices, donate=donate, pending=pending, steps=steps)
-            NDArray._set_datas(weights, new_weights)
+            arrays, values = list(weights), list(new_weights)
             for s, ns in zip(states, new_states):
                 if s is not None:
-                    for nd, x in zip(jax.tree.leaves(s, is_leaf=_is_nd), jax.tree.leaves(ns)):
-                        nd._set_data(x)
+                    arrays += state_leaves(s)
+                    values += state_leaves(ns)
+            NDArray._set_datas(arrays, values)
 
     def update_multi_precision(self, indices: Any, weights: Any, grads: Any, states: Any) -> None:
         """``update`` for states from ``create_state_multi_precision``: float16 weights are updated
