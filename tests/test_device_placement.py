@@ -63,6 +63,31 @@ SCRIPT = textwrap.dedent("""
         with mx.cpu(1):
             assert all(p.grad().device == mx.cpu(0) for p in mlp.collect_params().values())
     assert all(on_first(p.grad()) and on_first(p.data()) for p in mlp.collect_params().values())
+    # load_parameters: a block not initialized yet gets the values on the device named, else where its
+    # deferred initialization was to put them, else the current device (MXNet's Parameter._load_init)
+    import os, tempfile
+    second = jax.devices("cpu")[1]
+    path = os.path.join(tempfile.mkdtemp(), "mlp.params")
+    mlp.save_parameters(path)
+    def loaded(**kwargs):
+        block = gluon.nn.HybridSequential()
+        block.add(gluon.nn.Dense(4, in_units=3), gluon.nn.Dense(2, in_units=4))
+        if kwargs.pop("deferred", None) is not None:
+            block = gluon.nn.HybridSequential()
+            block.add(gluon.nn.Dense(4), gluon.nn.Dense(2))
+            block.initialize(device=mx.cpu(1))
+        block.load_parameters(path, **kwargs)
+        return {d for p in block.collect_params().values() for d in p.data().to_jax().devices()}
+    assert loaded(device=mx.cpu(1)) == {second} and loaded(ctx=mx.cpu(1)) == {second}
+    assert loaded() == {first} and loaded(deferred=True) == {second}
+    with mx.cpu(1):
+        assert loaded() == {second}
+    try:
+        mlp.load_parameters(path, device=mx.cpu(1))  # initialized on cpu(0): MXNet refuses too
+        raise SystemExit("no error")
+    except AssertionError as err:
+        assert "previously initialized" in str(err) and isinstance(err, mx.MXNetError)
+    mlp.load_parameters(path, device=mx.cpu(0))
     print("placed")
 """)
 

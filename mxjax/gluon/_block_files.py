@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 import jax.numpy as jnp
 import numpy as onp
 
@@ -13,12 +15,29 @@ from .. import _config
 from .._invoke import np_class
 from .._ndarray import NDArray
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
-from ..device import Device
+from ..device import Device, current_device
 from ..ndarray._io import load, save
 from ..serialization import file_label, reading
 from ._model_io import load_model, save_model
 
 __all__ = ["ParameterFiles"]
+
+
+def _load_device(caller: str, name: str, param: Any, device: Any) -> Device | None:
+    """Where a loaded value goes, as MXNet's ``Parameter._load_init``: a parameter not initialized yet
+    is made on ``device`` (else where its deferred initialization was to put it, else the current
+    device; MXNet 2.0 refuses a deferred one loaded without a device); an initialized one keeps its
+    device, and naming another one is an error (AssertionError in MXNet too)."""
+    device = device[0] if isinstance(device, (list, tuple)) else device
+    if param._data is not None:
+        if device is not None and device.jax_device != param._data._where():
+            raise _LoadMismatch(f"{caller}: failed to load parameter {name!r} on {device} because it was "
+                                f"previously initialized on {param._data.device}")
+        return None
+    if device is None and param._deferred is not None and param._deferred[1] is not None:
+        device = param._deferred[1]
+        device = device[0] if isinstance(device, (list, tuple)) else device
+    return device if device is not None else current_device()
 
 
 class _LoadMismatch(MXNetError, AssertionError):
@@ -57,7 +76,7 @@ class ParameterFiles:
             raise MXNetValueError(f"load_parameters: {file_label(filename)} holds an unnamed "
                                   f"{type(loaded).__name__} of arrays, not parameters by name")
         self._load("load_parameters", loaded, file_label(filename), allow_missing, ignore_extra, cast_dtype,
-                   dtype_source)
+                   dtype_source, device if device is not None else ctx)
 
     def load_dict(self, param_dict: dict, device: Device | None = None, allow_missing: bool = False,
                   ignore_extra: bool = False, cast_dtype: bool = False, dtype_source: str = "current") -> None:
@@ -65,11 +84,12 @@ class ParameterFiles:
         if not isinstance(param_dict, dict):
             raise MXNetTypeError(f"{type(self).__name__}.load_dict: expected a dict of arrays by parameter "
                                  f"name, got {type(param_dict).__name__}")
-        self._load("load_dict", param_dict, "param_dict", allow_missing, ignore_extra, cast_dtype, dtype_source)
+        self._load("load_dict", param_dict, "param_dict", allow_missing, ignore_extra, cast_dtype, dtype_source,
+                   device)
 
     @_config.with_x64  # float64/int64 values load as they are
     def _load(self, caller: str, loaded: dict, source: str, allow_missing: bool, ignore_extra: bool,
-              cast_dtype: bool, dtype_source: str) -> None:
+              cast_dtype: bool, dtype_source: str, device: Any = None) -> None:
         if cast_dtype and dtype_source not in ("current", "saved"):
             raise MXNetValueError(f"{caller}: dtype_source must be 'current' or 'saved', got {dtype_source!r}")
         loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
@@ -97,13 +117,15 @@ class ParameterFiles:
                                     f"{onp.dtype(param.dtype).name}, {source} holds {saved.name}; pass "
                                     "cast_dtype=True to convert it (dtype_source='current' keeps the "
                                     "parameter's dtype, 'saved' takes the file's)")
-            updates.append((param, value, saved))
-        for param, value, saved in updates:
+            updates.append((param, value, saved, _load_device(caller, name, param, device)))
+        for param, value, saved, target in updates:
             if saved != onp.dtype(param.dtype):
                 if dtype_source == "current":
                     value = value.astype(param.dtype)
                 else:
                     param.cast(saved)
+            if target is not None and value._where() != target.jax_device:
+                value = value.to_device(target)
             param.set_data(value)
 
     def save(self, prefix: str) -> None:

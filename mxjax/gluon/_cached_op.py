@@ -61,6 +61,20 @@ def _imperative_children():
 _autograd_entry = operator.attrgetter("_ag")
 
 
+def _placement_error(block: str, inputs: list, n_data: int, params: list) -> MXNetError | None:
+    """The error of a call whose inputs and parameters are not all on one device (MXNet refuses it
+    too), naming where each is; None when they are on one device."""
+    where: dict = {}
+    for k, x in enumerate(inputs):
+        label = f"input {k}" if k < n_data else f"parameter {params[k - n_data].name!r}"
+        where.setdefault(x._where(), []).append((label, x.device))
+    if len(where) < 2:
+        return None
+    groups = "; ".join(f"{', '.join(label for label, _ in found)} on {found[0][1]}" for found in where.values())
+    return MXNetError(f"{block}: the inputs and parameters of one call must be on one device, got {groups}; "
+                      "move the inputs (x.as_in_context(device)) or the block (block.reset_device(device))")
+
+
 class CachedOp:
     """The cached op of a hybridized block (a base class of ``HybridBlock``)."""
 
@@ -95,6 +109,10 @@ class CachedOp:
             except MXNetError:
                 raise
             except Exception as err:  # a check inside the program (while_loop's max_iterations) failed
+                placement = _placement_error(type(self).__name__, inputs, len(inputs) - len(entry.params),
+                                             entry.params)
+                if placement is not None:
+                    raise placement from None
                 lines = [line for line in str(err).splitlines() if line.strip()]
                 raise MXNetError(f"{type(self).__name__}: {lines[-1] if lines else err}") from None
             results = tuple(np_class()._wrap(o) for o in raw)
