@@ -59,6 +59,8 @@ SCRIPT = textwrap.dedent("""
         with mx.autograd.record():
             loss = (mlp(x) ** 2).sum()
         loss.backward()
+        with mx.cpu(1):  # before the step too (the step runs the backward), at every step
+            assert all(p.grad().device == mx.cpu(0) for p in mlp.collect_params().values())
         trainer.step(2)
         with mx.cpu(1):
             assert all(p.grad().device == mx.cpu(0) for p in mlp.collect_params().values())

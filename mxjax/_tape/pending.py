@@ -107,8 +107,8 @@ class PendingBackward:
             if type(data) is not jax.ShapeDtypeStruct:  # (still one: a packed gradient never read)
                 buffer._data = struct_of(data.shape, data.dtype)
                 where = next(iter(data.devices()))
-            elif isinstance(buffer._var, _GradLazy):
-                where = buffer._var.where
+            elif isinstance(buffer._var, (_GradLazy, _PackedGrad)):  # a gradient never read: where it is
+                where = buffer._var.device(buffer)
             buffer._var = _GradLazy(self, index, where)
         if olds.count(None) == len(olds):  # (every argument costs the dispatch a little)
             self.olds = None
