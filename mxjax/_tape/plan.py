@@ -12,6 +12,7 @@ import numpy as onp
 from ..base import MXNetError
 from .._invoke import op_error
 from ..graph import bulk as _bulk, compile_cache
+from ..graph.recorded import evaluate
 from .ints import as_float_out, inexact, integer, truncate_grad, twin
 from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Deferred, Leaf, NamedOp, Node, bounded, materialize, seq_of
 
@@ -159,26 +160,32 @@ class Plan:
     def core(self) -> Callable:
         """``(ext_values, cts, olds) -> (kept node outputs, target gradients)``; ``olds[t]`` (or None) is
         added to target t's gradient (``grad_req='add'``); ``olds`` is None when no target adds."""
-        fns, multis = [n.fn for n in self.nodes], [n.multi for n in self.nodes]
+        # the region as a straight-line graph (graph/recorded.py: what a bulk segment is too):
+        # an input slot (k, i) -- output i of node k, or value i from outside when k < 0 -- becomes
+        # a reference to an output by its position among all outputs, or to a value from outside
+        nodes = self.nodes
         wiring, ct_refs, diff_positions, target_slots, kept = self.wiring
-        slots_of = [w[3] for w in wiring]
-        out_dtypes = [[aval[1] for aval in n.out_avals] for n in self.nodes]
+        starts = list(itertools.accumulate((len(n.out_avals) for n in nodes), initial=0))
+        steps = [(None, n.fn, None, tuple(-1 - i if k < 0 else starts[k] + i for k, i in w[3]), n.multi)
+                 for n, w in zip(nodes, wiring)]
+        ct_positions = [starts[k] + i for k, i in ct_refs]
+        kept_positions = [starts[k] + i for k, keeps in enumerate(kept) for i, keep in enumerate(keeps) if keep]
+        out_dtypes = [aval[1] for n in nodes for aval in n.out_avals]
 
         def forward(diff_values: list, ext_values: list, twin: bool = False) -> tuple:
             ext = list(ext_values)
             for p, v in zip(diff_positions, diff_values):
                 ext[p] = v
-            outs: list = []
-            for fn, slots, multi in zip(fns, slots_of, multis):
-                args = [ext[i] if k < 0 else outs[k][i] for k, i in slots]
-                if twin:  # a float twin where the op reads an integer: truncate its gradient there
-                    for a, (k, i) in enumerate(slots):
-                        actual = getattr(ext_values[i], "dtype", None) if k < 0 else out_dtypes[k][i]
-                        if actual is not None and integer(actual) and inexact(args[a].dtype):
-                            args[a] = truncate_grad(args[a], onp.dtype(actual))
-                out = fn(*args)
-                outs.append(tuple(out) if multi else (out,))
-            return [outs[k][i] for k, i in ct_refs], outs
+
+            def truncate(k: int, args: list) -> list:
+                """A float twin where the op reads an integer: truncate its gradient there."""
+                for a, ref in enumerate(steps[k][3]):
+                    actual = getattr(ext_values[-1 - ref], "dtype", None) if ref < 0 else out_dtypes[ref]
+                    if actual is not None and integer(actual) and inexact(args[a].dtype):
+                        args[a] = truncate_grad(args[a], onp.dtype(actual))
+                return args
+            values = evaluate(steps, ext, adjust=truncate if twin else None)
+            return [values[r] for r in ct_positions], values
 
         def core(ext_values: list, cts: list, olds: list | None) -> tuple:
             primals = [ext_values[p] for p in diff_positions]
@@ -197,7 +204,7 @@ class Plan:
                 for s in slots[1:]:
                     total = total + grads[s]
                 totals.append(total if old is None else old + total.astype(old.dtype))
-            return [o for out, keeps in zip(outs, kept) for o, keep in zip(out, keeps) if keep], totals
+            return [outs[r] for r in kept_positions], totals
         return core
 
     def fuse_now(self) -> bool:

@@ -39,7 +39,7 @@ from . import compile_cache
 from ..base import MXNetError, MXNetValueError
 from ..device import jax_default_device
 from ._bulk_policy import Sightings, _settings
-from ._bulk_program import compiled, inputs
+from .recorded import compiled, evaluate
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "record_python", "settings",
@@ -353,22 +353,17 @@ def _execute(nodes: list, leaves: list, handles: list, wanted: tuple) -> None:
 def _replay(nodes: list, leaves: list, handles: list) -> None:
     """Run the ops one by one with their own compiled functions (a structure's first sighting)."""
     values: list = []
+
+    def failed(k: int, ins: list, err: Exception) -> Exception:
+        op, _, params, _, _ = nodes[k]
+        error = err if isinstance(err, MXNetError) else _op_error(op, ins, params, err)
+        _settle(handles, values)
+        for handle in handles[len(values):]:  # this op's outputs and every later one
+            handle.error = error
+        return error
     previous = _swap_x64(True)
     try:
-        for op, fn, params, args, multi in nodes:
-            ins = inputs(args, values, leaves)
-            try:
-                out = fn(*ins)
-            except Exception as err:
-                error = err if isinstance(err, MXNetError) else _op_error(op, ins, params, err)
-                _settle(handles, values)
-                for handle in handles[len(values):]:  # this op's outputs and every later one
-                    handle.error = error
-                raise error from None
-            if multi:
-                values.extend(out)
-            else:
-                values.append(out)
+        evaluate(nodes, leaves, values, failed=failed)
     finally:
         _restore_x64(previous)
     _settle(handles, values)

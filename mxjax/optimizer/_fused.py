@@ -137,7 +137,8 @@ class FusedUpdate:
             _bulk.flush_all()
             buffers = list(weights)
             for state in states:
-                buffers.extend(state_leaves(state))
+                if state is not None:
+                    buffers.extend(state_leaves(state))
             if not pending:
                 buffers.extend(grads)
             donate = len(set(map(id, buffers))) == len(buffers)
