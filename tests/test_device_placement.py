@@ -65,6 +65,23 @@ SCRIPT = textwrap.dedent("""
         with mx.cpu(1):
             assert all(p.grad().device == mx.cpu(0) for p in mlp.collect_params().values())
     assert all(on_first(p.grad()) and on_first(p.data()) for p in mlp.collect_params().values())
+    # nor does a step copy anything between devices (the optimizer's hyper-parameters are made where
+    # the weights are, not on JAX's default device), imperative or hybridized, with or without state
+    for hybrid, (opt, args) in [(h, o) for h in (False, True) for o in (("sgd", {"momentum": 0.9}),
+                                                                         ("adam", {}))]:
+        block = gluon.nn.HybridSequential()
+        block.add(gluon.nn.Dense(4, in_units=3), gluon.nn.Dense(2, in_units=4))
+        block.initialize(device=mx.cpu())
+        if hybrid:
+            block.hybridize()
+        trainer = gluon.Trainer(block.collect_params(), opt, {"learning_rate": 0.1, **args})
+        for k in range(4):
+            with jax.transfer_guard_device_to_device("disallow" if k else "allow"):
+                with mx.autograd.record():
+                    loss = (block(x) ** 2).sum()
+                loss.backward()
+                trainer.step(2)
+                loss.asnumpy()
     # load_parameters: a block not initialized yet gets the values on the device named, else where its
     # deferred initialization was to put them, else the current device (MXNet's Parameter._load_init)
     import os, tempfile

@@ -38,7 +38,7 @@ def head_gradients(heads: list, head_grads: Any, create_graph: bool) -> list:
                 "attach_grad(); nothing to differentiate")
         dtype = head._data.dtype
         if hg is None:
-            hg = _ones(head.shape, dtype)
+            hg = _ones(head.shape, dtype, head._where())
         elif tuple(hg.shape) != head.shape:
             raise MXNetError(f"backward: head gradient {i} has shape {tuple(hg.shape)}, expected the head's "
                              f"shape {head.shape}")
@@ -53,9 +53,12 @@ def head_gradients(heads: list, head_grads: Any, create_graph: bool) -> list:
 
 
 @functools.lru_cache(maxsize=64)
-def _ones(shape: tuple, dtype: Any) -> jax.Array:
-    """The default head gradient (immutable, so one array per shape and dtype serves every backward)."""
-    return jnp.ones(shape, dtype)
+def _ones(shape: tuple, dtype: Any, device: Any) -> jax.Array:
+    """The default head gradient (immutable, so one array per shape, dtype and device serves every
+    backward), made where the head is: made on JAX's default device instead, it would be copied to
+    the head's device at every backward where that is another one (a CPU on a GPU machine)."""
+    ones = jnp.ones(shape, dtype)
+    return ones if device is None else jax.device_put(ones, device)
 
 
 def _reachable(heads: list) -> list:

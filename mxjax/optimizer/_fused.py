@@ -3,6 +3,7 @@ rule to all parameters (and, for gluon's Trainer, to the output of the backward 
 gradients), donating the old weight and state buffers."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import jax
@@ -11,6 +12,7 @@ import numpy as onp
 
 from .. import _config
 from ..base import MXNetValueError
+from ..device import jax_default_device
 from .._ndarray import NDArray
 from ..graph import bulk as _bulk
 
@@ -142,7 +144,7 @@ class FusedUpdate:
             if not pending:
                 buffers.extend(grads)
             donate = len(set(map(id, buffers))) == len(buffers)
-        hyper = self._hyper_values(lrs, wds)
+        hyper = self._hyper_values(lrs, wds, weights[0])
         if self._uses_step:
             if steps is None:
                 steps = self._step_inputs(indices if indices is not None else [None] * n)
@@ -174,21 +176,28 @@ class FusedUpdate:
             return (None,) * n
         return tuple(self._param_config(i) for i in indices)
 
-    def _hyper_values(self, lrs: Sequence, wds: Sequence) -> tuple:
-        """The learning rates, weight decays and ``rescale_grad`` as float32 device arrays (MXNet's
-        kernels take them as float; float64 arguments also cost every dispatch more), kept while they
-        repeat (they usually do: a transfer per step is time the hand-written step does not spend)."""
+    def _hyper_values(self, lrs: Sequence, wds: Sequence, weight: Any) -> tuple:
+        """The learning rates, weight decays and ``rescale_grad`` as float32 arrays on ``weight``'s
+        device (MXNet's kernels take them as float; float64 arguments also cost every dispatch more),
+        kept while they repeat (they usually do: a transfer per step is time the hand-written step
+        does not spend; made on JAX's default device instead, they would be copied at every step
+        where the weights are on another one, a CPU on a GPU machine)."""
         rescale = self.rescale_grad
         if not isinstance(rescale, (int, float, onp.number)):  # an array: no caching
             rescale = rescale.to_jax() if _is_nd(rescale) else rescale
             return (onp.asarray(lrs, onp.float32), onp.asarray(wds, onp.float32), onp.asarray(rescale, onp.float32))
-        key = (tuple(lrs), tuple(wds), rescale)
+        devices = getattr(weight, "devices", None)
+        device = next(iter(devices())) if devices is not None else None
+        key = (tuple(lrs), tuple(wds), rescale, device)
         cached = self._hyper_cache.get(key)
         if cached is None:
             if len(self._hyper_cache) >= 8:  # a schedule: values change every step
                 self._hyper_cache.clear()
-            cached = self._hyper_cache[key] = tuple(
-                jnp.asarray(onp.asarray(v, onp.float32)) for v in (lrs, wds, rescale))
+            # (on JAX's default device left uncommitted, as the weights there are: a committed input
+            # makes committed outputs, and the next call with them would compile anew)
+            place = jnp.asarray if device is None or device == jax_default_device() else \
+                functools.partial(jax.device_put, device=device)
+            cached = self._hyper_cache[key] = tuple(place(onp.asarray(v, onp.float32)) for v in (lrs, wds, rescale))
         return cached
 
     def _check_states(self, weights: Sequence, states: Sequence, configs: tuple) -> None:
