@@ -62,11 +62,28 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     tail_defaults = [tuple(op.input_defaults[k] for k in inputs[n:]) if all(
         k in op.input_defaults for k in inputs[n:]) else None for n in range(lead + 1)]
 
+    # calls with parameters by keyword (``npx.activation(x, act_type="relu")``): their parameters,
+    # bound and normalized once per set of keyword values (see _keyword_key)
+    keyword_params: dict = {}
+    cacheable = (not op.variadic and not op.needs_key and fixed_params is not None
+                 and not {"out", "device", "ctx"} & set(fixed))
+    uncached = frozenset(inputs) | dtype_params | {"out", "device", "ctx"}
+
     def function(*args: Any, out: NDArray | None = None, **kwargs: Any) -> Any:
-        if fast and not kwargs and out is None and len(args) <= lead and tail_defaults[len(args)] is not None:
-            arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
-            arrays.extend(tail_defaults[len(args)])
-            return invoke(op, arrays, fast_params, get_cls())
+        if out is None and len(args) <= lead and tail_defaults[len(args)] is not None:
+            if not kwargs:
+                if fast:
+                    arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
+                    arrays.extend(tail_defaults[len(args)])
+                    return invoke(op, arrays, fast_params, get_cls())
+            elif cacheable:
+                key = _keyword_key(len(args), kwargs)
+                params = keyword_params.get(key) if key is not None else None
+                if params is not None:
+                    arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
+                    arrays.extend(tail_defaults[len(args)])
+                    if not _makes_new(arrays, False):
+                        return invoke(op, arrays, params, get_cls())
         if op.variadic:
             if star:
                 arrays, args = list(args), ()
@@ -103,6 +120,13 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
                     raise TypeError(f"{name}() missing required argument {key!r}")
         for key, value in bound.items():
             bound[key] = _param_value(name, op, dtype_params, key, value)
+        if (cacheable and kwargs and out is None and device is None and len(args) <= lead
+                and not uncached & {renames.get(k, k) for k in kwargs}):
+            key = _keyword_key(len(args), kwargs)
+            if key is not None:
+                if len(keyword_params) >= 256:
+                    keyword_params.clear()
+                keyword_params[key] = dict(bound)
         if op.needs_key:  # random ops draw the next key of the seeded stream
             arrays.insert(0, next_key())
         if device is None and not _makes_new(arrays, op.needs_key):
@@ -121,6 +145,29 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     function.positional = names_for_positional  # type: ignore[attr-defined]
     function.keywords = renames  # type: ignore[attr-defined]
     return function
+
+
+_KEY_TYPES = (bool, int, str, type(None))
+
+
+def _keyword_key(n_args: int, kwargs: dict) -> tuple | None:
+    """A call's keyword arguments as a cache key of their bound parameters, or None when a value
+    is not one to key by: only ints, bools, strings, None, non-zero non-NaN floats and tuples of
+    those, keyed with their types (``True`` and ``1`` are equal but may mean different things;
+    -0.0 equals 0.0 and NaN equals nothing)."""
+    key: list = [n_args]
+    for k, v in kwargs.items():
+        kind = type(v)
+        if kind is float:
+            if v == 0.0 or v != v:
+                return None
+        elif kind is tuple:
+            if not all(type(e) in _KEY_TYPES for e in v):
+                return None
+        elif kind not in _KEY_TYPES:
+            return None
+        key.append((k, kind, v))
+    return tuple(key)
 
 
 def _param_value(name: str, op: OpDef, dtype_params: frozenset, key: str, value: Any) -> Any:
