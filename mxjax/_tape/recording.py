@@ -97,20 +97,20 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
                     for x, aval in zip(inputs, cache_key[1:]))
         out = bounded(SHAPE_CACHE)[cache_key] = (*shape_entry(out), sig)
     multi, avals, structs, sig = out
-    held = tuple(_alias(x) if data is LAZY_INPUT else x for x, data in zip(inputs, datas))
-    node = Node(cache_key[0], fn, held, entries, diff, None, avals, multi, name)
+    held = []
+    region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
+    for x, data in zip(inputs, datas):
+        if data is LAZY_INPUT:
+            if region is not False:
+                joined = x._var.node.region
+                region = False if joined is None or region not in (None, joined) else joined
+            x = _alias(x)
+        held.append(x)
+    node = Node(cache_key[0], fn, tuple(held), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
     node.sig = sig
     node.ints = ints
     node.repeat = repeat
-    region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
-    for x, data in zip(inputs, datas):
-        if data is LAZY_INPUT:
-            joined = x._var.node.region
-            if joined is None or region not in (None, joined):
-                region = False
-                break
-            region = joined
     if region is not False:
         node.region = region = Plan() if region is None else region
         region.add(node)
