@@ -71,19 +71,18 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
 
     def function(*args: Any, out: NDArray | None = None, **kwargs: Any) -> Any:
         if out is None and len(args) <= lead and tail_defaults[len(args)] is not None:
+            # arrays positionally: parameters fixed by the namespace, or bound before for these keywords
             if not kwargs:
-                if fast:
-                    arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
-                    arrays.extend(tail_defaults[len(args)])
-                    return invoke(op, arrays, fast_params, get_cls())
-            elif cacheable:
-                key = _keyword_key(len(args), kwargs)
+                known, params = fast, fast_params
+            else:
+                key = _keyword_key(len(args), kwargs) if cacheable else None
                 params = keyword_params.get(key) if key is not None else None
-                if params is not None:
-                    arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
-                    arrays.extend(tail_defaults[len(args)])
-                    if not _makes_new(arrays, False):
-                        return invoke(op, arrays, params, get_cls())
+                known = params is not None
+            if known:
+                arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
+                arrays.extend(tail_defaults[len(args)])
+                if not kwargs or not _makes_new(arrays, False):
+                    return invoke(op, arrays, params, get_cls())
         if op.variadic:
             if star:
                 arrays, args = list(args), ()

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from .base import MXNetError
 
@@ -156,6 +157,17 @@ def jax_default_device() -> Any:
     if isinstance(setting, str):
         return jax.devices(setting)[0]
     return setting
+
+
+def made_on(values: Any, device: Any) -> jax.Array:
+    """``values`` (host data or a ``jax.Array``) as an array on JAX device ``device`` (None: JAX's
+    default), for inputs mxjax makes once and reuses (a default head gradient, an optimizer's
+    hyper-parameters).  On JAX's default device it is left uncommitted, as the arrays JAX makes there
+    are: a committed input makes a program's outputs committed, and the next call with those then
+    compiles anew.  Elsewhere it is committed there, or each call would copy it over."""
+    if device is None or device == jax_default_device():
+        return jnp.asarray(values)
+    return jax.device_put(values, device)
 
 
 def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 from .. import _config
 from .._ndarray import NDArray
 from ..base import MXNetError
+from ..device import made_on
 from .ints import vjp_of
 from .nodes import Leaf, Node, apply_vjp, clear_caches, materialize, seq_of
 from .pending import defer_backward
@@ -57,8 +58,7 @@ def _ones(shape: tuple, dtype: Any, device: Any) -> jax.Array:
     """The default head gradient (immutable, so one array per shape, dtype and device serves every
     backward), made where the head is: made on JAX's default device instead, it would be copied to
     the head's device at every backward where that is another one (a CPU on a GPU machine)."""
-    ones = jnp.ones(shape, dtype)
-    return ones if device is None else jax.device_put(ones, device)
+    return made_on(jnp.ones(shape, dtype), device)
 
 
 def _reachable(heads: list) -> list:

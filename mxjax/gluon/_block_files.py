@@ -34,9 +34,8 @@ def _load_device(caller: str, name: str, param: Any, device: Any) -> Device | No
             raise _LoadMismatch(f"{caller}: failed to load parameter {name!r} on {device} because it was "
                                 f"previously initialized on {param._data.device}")
         return None
-    if device is None and param._deferred is not None and param._deferred[1] is not None:
-        device = param._deferred[1]
-        device = device[0] if isinstance(device, (list, tuple)) else device
+    if device is None and param._deferred is not None:
+        return param.list_device()[0]  # (the current device where the deferred one named none)
     return device if device is not None else current_device()
 
 

@@ -3,7 +3,6 @@ rule to all parameters (and, for gluon's Trainer, to the output of the backward 
 gradients), donating the old weight and state buffers."""
 from __future__ import annotations
 
-import functools
 from typing import Any, Sequence
 
 import jax
@@ -12,7 +11,7 @@ import numpy as onp
 
 from .. import _config
 from ..base import MXNetValueError
-from ..device import jax_default_device
+from ..device import made_on
 from .._ndarray import NDArray
 from ..graph import bulk as _bulk
 
@@ -193,11 +192,8 @@ class FusedUpdate:
         if cached is None:
             if len(self._hyper_cache) >= 8:  # a schedule: values change every step
                 self._hyper_cache.clear()
-            # (on JAX's default device left uncommitted, as the weights there are: a committed input
-            # makes committed outputs, and the next call with them would compile anew)
-            place = jnp.asarray if device is None or device == jax_default_device() else \
-                functools.partial(jax.device_put, device=device)
-            cached = self._hyper_cache[key] = tuple(place(onp.asarray(v, onp.float32)) for v in (lrs, wds, rescale))
+            cached = self._hyper_cache[key] = tuple(made_on(onp.asarray(v, onp.float32), device)
+                                                    for v in (lrs, wds, rescale))
         return cached
 
     def _check_states(self, weights: Sequence, states: Sequence, configs: tuple) -> None:
