@@ -69,16 +69,17 @@ class _GradLazy(Lazy):
 
 
 class _PackedGrad(Lazy):
-    """The ``_var`` of a gradient buffer whose value is a slice of a packed output (see _Packing)."""
+    """The ``_var`` of a gradient buffer whose value is a slice of a packed output (see _Packing);
+    ``where``: the packed output's device (the program's: where the variables are), asked once
+    per run, not per buffer and step."""
 
-    __slots__ = ("packed", "offset", "shape")
+    __slots__ = ("packed", "offset", "shape", "where")
 
-    def __init__(self, packed: jax.Array, offset: int, shape: tuple) -> None:
-        self.packed, self.offset, self.shape = packed, offset, shape
+    def __init__(self, packed: jax.Array, offset: int, shape: tuple, where: Any) -> None:
+        self.packed, self.offset, self.shape, self.where = packed, offset, shape, where
 
     def device(self, array: NDArray) -> Any:
-        """Where the packed output is (the program's device: where the variables are)."""
-        return next(iter(self.packed.devices()))
+        return self.where
 
     def compute(self, array: NDArray) -> Any:
         return _as_dtype(_unpack(self.packed, self.offset, self.shape), array._data.dtype)
@@ -186,6 +187,7 @@ class PendingBackward:
             else:  # the small gradients come packed: each is sliced out of them when read
                 layout, places = self.layout, self.layout.places
                 self.grads, self.packed = layout.split(grads), grads[len(layout.alone):]
+                where = next(iter(self.packed[0].devices())) if self.packed else None
             for t, buffer in enumerate(self.buffers):
                 var = buffer._var if buffer is not None else None
                 if type(var) is _GradLazy and var.run is self:  # (not rewritten since the backward)
@@ -193,7 +195,7 @@ class PendingBackward:
                     if place is None:
                         buffer._data, buffer._var = self.grad(t, buffer._data.dtype), None
                     else:  # the buffer holds its packed output only, not this run
-                        buffer._var = _PackedGrad(self.packed[place[0]], *place[1:])
+                        buffer._var = _PackedGrad(self.packed[place[0]], *place[1:], where)
             self.plan = self.olds = None
             if update is None:
                 return None
