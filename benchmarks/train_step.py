@@ -100,7 +100,8 @@ def report(title: str, times: dict, jax_label: str) -> float:
     return paired
 
 
-def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: int, loop: int) -> None:
+def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: int, loop: int,
+          read_loss: bool = False) -> None:
     x, y = mx.np.array(x_host), mx.np.array(y_host.astype(onp.int32))
     nets = {}
     for kind in ("imperative", "hybridized"):  # two copies with the same weights, timed in turns
@@ -118,6 +119,8 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
             with autograd.record():
                 out = net(x)
                 loss = -mx.npx.pick(mx.npx.log_softmax(out), y).mean()
+                if read_loss:  # a loop printing the loss before backward: the forward runs here
+                    float(loss)
             loss.backward()
             trainer.step(1)
         loss.wait_to_read()
@@ -145,6 +148,8 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
         nonlocal params, state
         for _ in range(n):
             params, state, loss = jitted(params, state, jx, jy)
+            if read_loss:
+                float(loss)
         jax.block_until_ready((loss, params))
 
     mx_steps("imperative", 1)
@@ -153,7 +158,7 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
     mx_steps("hybridized", 1)
     hyb_first = time.perf_counter() - t0
     jax_label = "jax.jit + optax (hand-written)"
-    print(f"{name} (batch {batch})")
+    print(f"{name} (batch {batch}){', the loss read at every step' if read_loss else ''}")
     ratios = {}
     for title, n, rounds in ((f"training loop: {loop} steps back to back, one wait at the end ({repeat} rounds)",
                               loop, repeat),
@@ -175,6 +180,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=40, help="rounds of the training-loop measurement")
     parser.add_argument("--loop", type=int, default=10, help="steps per round of the training loop")
     parser.add_argument("--device", default="cpu", help="cpu or gpu(N): where both sides run (default cpu)")
+    parser.add_argument("--read-loss", action="store_true",
+                        help="read the loss at every step (mxjax: inside record(), before backward)")
     args = parser.parse_args()
     kind, _, index = args.device.rstrip(")").partition("(")
     device = mx.Device(kind, int(index or 0))
@@ -186,10 +193,10 @@ def main() -> None:
 def run_all(args) -> None:
     rng = onp.random.default_rng(0)
     bench("MLP 784-512-512-10", mlp, rng.normal(size=(128, 784)).astype(onp.float32),
-          rng.integers(0, 10, size=128), args.repeat, args.loop)
+          rng.integers(0, 10, size=128), args.repeat, args.loop, args.read_loss)
     if cnn() is not None:
         bench("CNN conv32-pool-conv64-pool-dense128-dense10", cnn, rng.normal(size=(64, 1, 28, 28)).astype(onp.float32),
-              rng.integers(0, 10, size=64), args.repeat, args.loop)
+              rng.integers(0, 10, size=64), args.repeat, args.loop, args.read_loss)
     else:
         print("CNN: gluon.nn has no Conv2D yet; skipped")
 

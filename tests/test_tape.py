@@ -81,6 +81,52 @@ def test_reading_a_value_before_backward_runs_nodes_one_by_one():
         _close(p.grad(), g)
 
 
+def test_a_repeated_read_before_backward_runs_the_imperative_ops_as_one_program():
+    x = mx.np.array(X)
+    x.attach_grad()
+    tape_programs = lambda: mx.npx.compile_stats()["by_kind"].get("tape", 0)  # noqa: E731
+    counts, values = [], []
+    for _ in range(4):
+        before = tape_programs()
+        with autograd.record():
+            y = (mx.np.tanh(x * 2) + 1).sum()
+            values.append(float(y))  # the four ops run, each with its VJP
+        y.backward()
+        counts.append(tape_programs() - before)
+        _close(x.grad, 2 * (1 - onp.tanh(2 * X) ** 2), rtol=1e-5, atol=1e-6)
+    assert counts == [0, 1, 0, 0]  # op by op at the first sighting, then one program, compiled once
+    onp.testing.assert_allclose(values, (onp.tanh(2 * X) + 1).sum(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("hybridize", [True, False])
+def test_a_loss_read_inside_record_at_every_step_trains_alike_and_compiles_once(hybridize):
+    """Reading the loss before backward (as a loop printing it does) runs the region's ops with
+    their VJPs -- as one program once the structure repeats -- and trains as a loop reading it
+    after the step does; the steps after the structure repeats compile nothing new."""
+    def train(read):
+        net = _net(hybridize)
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5, "momentum": 0.9})
+        seen, compiled = [], []
+        for _ in range(5):
+            before = mx.npx.compile_stats()["entries"]
+            with autograd.record():
+                loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+                if read:
+                    seen.append(float(loss))
+            loss.backward()
+            trainer.step(1)
+            if not read:
+                seen.append(float(loss))
+            compiled.append(mx.npx.compile_stats()["entries"] - before)
+        return seen, [p.data().asnumpy() for p in net.collect_params().values()], compiled
+    read_losses, read_weights, compiled = train(True)
+    losses, weights, _ = train(False)
+    onp.testing.assert_allclose(read_losses, losses, rtol=1e-5, atol=1e-6)
+    for a, b in zip(read_weights, weights):
+        onp.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert compiled[-2:] == [0, 0], compiled
+
+
 def _count_general_plans(monkeypatch):
     calls = []
     real = _tape.plan.Plan.of.__func__

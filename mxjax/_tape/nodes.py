@@ -1,5 +1,5 @@
 """Tape nodes: variables (:class:`Leaf`), recorded ops (:class:`Node`), the lazy outputs of
-deferred nodes (:class:`Deferred`) and running deferred nodes one by one (:func:`materialize`),
+deferred nodes (:class:`Deferred`) and running deferred nodes with their VJPs (:func:`materialize`),
 with the compiled forward-with-VJP each node uses and the caches they live in."""
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ import jax
 from ..base import MXNetError
 from .._ndarray import NDArray
 from .._invoke import op_error
-from ..graph import compile_cache
+from ..graph import bulk as _bulk, compile_cache
 from ..graph.lazy import Lazy
+from ..graph.recorded import inputs
 from .ints import inexact, vjp_of
 
 
@@ -96,7 +97,14 @@ class Deferred(Lazy):
         return self.owner() is not None or any(ref() is not None for ref in self.sharers)
 
     def device(self, array: NDArray) -> Any:
-        """Where the node runs: where its first array input is (computed, or lazy in turn)."""
+        """Where the node runs: where its region's program runs (where the values it takes from
+        outside are), else where its first array input is (computed, or lazy in turn)."""
+        region = self.node.region
+        if region is not None:
+            for value in region.ext_values:
+                sharding = getattr(value, "sharding", None)  # (a buffer donated since still says where it was)
+                if sharding is not None:
+                    return next(iter(sharding.device_set))
         for x in self.node.inputs:
             if isinstance(x, NDArray):
                 return x._where()
@@ -202,30 +210,104 @@ def struct_of(shape: tuple, dtype: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
+def _todo(nodes: Sequence[Node]) -> list[Node]:
+    """These deferred nodes and the deferred nodes they read, in turn: oldest first."""
+    todo, stack, seen = [], list(nodes), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or not node.deferred:
+            continue
+        seen.add(id(node))
+        todo.append(node)
+        stack.extend(x._var.node for x in node.inputs if is_deferred(x))
+    return sorted(todo, key=seq_of)
+
+
+_READS = _bulk.Sightings()  # structures of deferred imperative ops read before backward (see materialize)
+
+
 def materialize(nodes: Sequence[Node]) -> None:
-    """Run these deferred nodes and the deferred nodes they read, oldest first, as ordinary nodes."""
+    """Run these deferred nodes and the deferred nodes they read, oldest first, as ordinary nodes,
+    each with its own VJP (a read of a lazy value before ``backward``, or a backward that needs
+    each node's VJP).  Imperative ops whose structure has been seen before (bulk execution's rule,
+    ``Sightings``) run as ONE program that returns every node's values and VJP residuals -- a
+    program per op costs a dispatch each -- from the compile cache; otherwise each node runs its
+    own compiled forward-with-VJP, programs every structure shares."""
     with LOCK:
-        todo, stack, seen = [], list(nodes), set()
-        while stack:
-            node = stack.pop()
-            if id(node) in seen or not node.deferred:
-                continue
-            seen.add(id(node))
-            todo.append(node)
-            stack.extend(x._var.node for x in node.inputs if is_deferred(x))
-        for node in sorted(todo, key=seq_of):
+        todo = []
+        for node in _todo(nodes):
             if node.fused is not None:  # planned by a lazy backward: that program computes it
                 node.fused.run()
-                continue
+            elif node.deferred:  # (not computed by such a program run for an earlier node)
+                todo.append(node)
+        if len(todo) > 1 and all(node.repeat for node in todo) and _run_together(todo):
+            return
+        for node in todo:
             datas = tuple(x.to_jax() if d is LAZY_INPUT else d for x, d in zip(node.inputs, node.datas))
-            node.region = None  # run on its own: no longer part of a region's program
             try:
-                out, node.vjp = forward_with_vjp(node.key, node.fn, node.diff, False)(*datas)
+                out, vjp = forward_with_vjp(node.key, node.fn, node.diff, False)(*datas)
             except MXNetError:
                 raise
             except Exception as err:
                 raise op_error(NamedOp(node.name), node.inputs, None, err) from None
-            node.values = tuple(out) if node.multi else (out,)
-            node.datas = None
+            _ran(node, tuple(out) if node.multi else (out,), vjp)
 
 
+def _ran(node: Node, values: tuple, vjp: Any) -> None:
+    node.values, node.vjp, node.datas, node.region = values, vjp, None, None  # no longer part of a region
+
+
+def _run_together(todo: list[Node]) -> bool:
+    """Run ``todo`` as one program when its structure was seen before; False: not run (a first
+    sighting, noted; or the program failed: the nodes then run one by one, naming the op)."""
+    leaves, leaf_refs, starts, wiring, count = [], {}, {}, [], 0
+    for node in todo:
+        args = []
+        for x, data in zip(node.inputs, node.datas):
+            if data is LAZY_INPUT:
+                var = x._var
+                start = starts.get(id(var.node)) if type(var) is Deferred else None
+                if start is not None:  # an output of an earlier node of the program
+                    args.append(start + var.index)
+                    continue
+                data = x.to_jax()
+            ref = leaf_refs.get(id(data)) if isinstance(data, jax.Array) else None
+            if ref is None:  # (each array once; Python values as they come)
+                ref = -1 - len(leaves)
+                leaves.append(data)
+                if isinstance(data, jax.Array):
+                    leaf_refs[id(data)] = ref
+            args.append(ref)
+        starts[id(node)] = count
+        count += len(node.out_avals)
+        wiring.append((node.key, node.diff, node.multi, tuple(args)))
+    key = ("read", tuple(wiring), tuple(node.sig for node in todo))
+    program = compile_cache.lookup(FUSED_CACHE, key)
+    if program is None:
+        if not _READS.ready(key):
+            _READS.note(key)
+            return False
+        program = compile_cache.store(FUSED_CACHE, key, _program(todo, wiring))
+    try:
+        values, vjps = program(leaves)
+    except Exception:
+        return False
+    values = iter(values)
+    for node, vjp in zip(todo, vjps):
+        _ran(node, tuple(next(values) for _ in node.out_avals), vjp)
+    return True
+
+
+def _program(todo: list[Node], wiring: list) -> Callable:
+    """``leaves -> (every output, every node's VJP)``: the nodes' forwards-with-VJP as one program
+    (``wiring``: per node, its key, diff, multi and input refs, as ``graph.recorded`` reads them)."""
+    steps = [(node.fn, diff, multi, args) for node, (_, diff, multi, args) in zip(todo, wiring)]
+
+    def run(leaves: list) -> tuple:
+        values, vjps = [], []
+        for fn, diff, multi, args in steps:
+            out, vjp = vjp_of(fn, inputs(args, values, leaves), diff)
+            values.extend(out if multi else (out,))
+            vjps.append(vjp)
+        return values, vjps
+    return jax.jit(run)
