@@ -260,7 +260,7 @@ def _ran(node: Node, values: tuple, vjp: Any) -> None:
 def _run_together(todo: list[Node]) -> bool:
     """Run ``todo`` as one program when its structure was seen before; False: not run (a first
     sighting, noted; or the program failed: the nodes then run one by one, naming the op)."""
-    leaves, leaf_refs, starts, wiring, count = [], {}, {}, [], 0
+    leaves, starts, wiring, count = [], {}, [], 0
     for node in todo:
         args = []
         for x, data in zip(node.inputs, node.datas):
@@ -271,13 +271,8 @@ def _run_together(todo: list[Node]) -> bool:
                     args.append(start + var.index)
                     continue
                 data = x.to_jax()
-            ref = leaf_refs.get(id(data)) if isinstance(data, jax.Array) else None
-            if ref is None:  # (each array once; Python values as they come)
-                ref = -1 - len(leaves)
-                leaves.append(data)
-                if isinstance(data, jax.Array):
-                    leaf_refs[id(data)] = ref
-            args.append(ref)
+            args.append(-1 - len(leaves))
+            leaves.append(data)
         starts[id(node)] = count
         count += len(node.out_avals)
         wiring.append((node.key, node.diff, node.multi, tuple(args)))
@@ -287,7 +282,7 @@ def _run_together(todo: list[Node]) -> bool:
         if not _READS.ready(key):
             _READS.note(key)
             return False
-        program = compile_cache.store(FUSED_CACHE, key, _program(todo, wiring))
+        program = compile_cache.store(FUSED_CACHE, key, _program([node.fn for node in todo], wiring))
     try:
         values, vjps = program(leaves)
     except Exception:
@@ -298,10 +293,10 @@ def _run_together(todo: list[Node]) -> bool:
     return True
 
 
-def _program(todo: list[Node], wiring: list) -> Callable:
+def _program(fns: list[Callable], wiring: list) -> Callable:
     """``leaves -> (every output, every node's VJP)``: the nodes' forwards-with-VJP as one program
     (``wiring``: per node, its key, diff, multi and input refs, as ``graph.recorded`` reads them)."""
-    steps = [(node.fn, diff, multi, args) for node, (_, diff, multi, args) in zip(todo, wiring)]
+    steps = [(fn, diff, multi, args) for fn, (_, diff, multi, args) in zip(fns, wiring)]
 
     def run(leaves: list) -> tuple:
         values, vjps = [], []
