@@ -1,10 +1,11 @@
 """Builds mxjax's native pieces: the oneDNN convolution handlers (mxjax/_onednn/conv.cc, plans.cc)
-and the bulk recorder (mxjax/graph/_record.c).
+and the recorders of imperative ops (mxjax/graph/_record.c) and of autograd's deferred nodes
+(mxjax/_tape/_record.c).
 
-Everything else is in pyproject.toml.  Both extensions are optional: without a C++ compiler,
+Everything else is in pyproject.toml.  Every extension is optional: without a C++ compiler,
 oneDNN's wheels or jaxlib's FFI headers the install still succeeds, with a warning, and
 mxjax runs convolutions on XLA alone (``mxjax._onednn.available()`` is then False); without a
-C compiler imperative ops are recorded by graph/bulk.py's Python recorder.
+C compiler ops are recorded by the Python recorders (graph/bulk.py, _tape/recording.py).
 """
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def _jaxlib_include() -> str | None:
 
 
 _INSTEAD = {"mxjax._onednn._conv": "convolutions will run on XLA",
-            "mxjax.graph._record": "imperative ops are recorded by graph/bulk.py's Python recorder"}
+            "mxjax.graph._record": "imperative ops are recorded by graph/bulk.py's Python recorder",
+            "mxjax._tape._record": "ops under autograd are recorded by _tape/recording.py alone"}
 
 
 class OptionalBuildExt(build_ext):
@@ -79,8 +81,10 @@ setup(
             extra_link_args=["-Wl,-rpath,$ORIGIN/../../../.."],
             optional=True,
         ),
-        Extension("mxjax.graph._record", sources=["mxjax/graph/_record.c"], extra_compile_args=["-O2"],
-                  optional=True),
+        Extension("mxjax.graph._record", sources=["mxjax/graph/_record.c"], depends=["mxjax/graph/_slots.h"],
+                  extra_compile_args=["-O2"], optional=True),
+        Extension("mxjax._tape._record", sources=["mxjax/_tape/_record.c"], depends=["mxjax/graph/_slots.h"],
+                  extra_compile_args=["-O2"], optional=True),
     ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

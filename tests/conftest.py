@@ -27,6 +27,19 @@ def _restore_np_modes():
     _config.set_np(shape=saved[0], array=saved[1], dtype=saved[2])
 
 
+@pytest.fixture(params=["native", "python"])
+def tape_recorders(request):
+    """The test runs with both recorders of autograd's deferred nodes: the C one (_tape/_record.c,
+    where it was built) and _tape/recording.py's Python one, which must keep doing the same."""
+    from mxjax._tape import recording
+    native = request.param == "native"
+    if recording.use_native(native) != native:
+        pytest.skip("the C tape recorder was not built")
+    _config.drop_compiled()  # each variant compiles (and sees each structure) from the start
+    yield request.param
+    recording.use_native(True)
+
+
 @pytest.fixture
 def nd_mode():
     """MXNet 1.x semantics (legacy NDArrays, the float32 default) for one test; ``_restore_np_modes``

@@ -6,6 +6,7 @@ test_autograd_higher.py.
 """
 from __future__ import annotations
 
+import gc
 import threading
 import time
 
@@ -21,6 +22,8 @@ from oracle import close, marked
 import mxjax as mx
 from mxjax import autograd as ag
 
+pytestmark = pytest.mark.usefixtures("tape_recorders")  # the C and the Python recorder
+
 np, npx, nd = mx.np, mx.npx, mx.nd
 
 
@@ -32,7 +35,7 @@ _var, _close = marked, close  # an array marked for gradients; float64 compariso
 _W = onp.random.RandomState(7).randn(4, 4) * 0.5
 _C = onp.random.RandomState(8).randn(3, 4)
 _W_MX, _C_MX = np.array(_W, dtype="float64"), np.array(_C, dtype="float64")
-_W_J, _C_J = jnp.asarray(_W), jnp.asarray(_C)
+_W_J, _C_J = _W, _C  # float64 where the test's jnp oracle reads them (jnp.asarray here would make float32)
 
 # each op twice: the mx front-end call and the same math in jnp
 _MX_OPS = {
@@ -691,6 +694,7 @@ def test_fused_step_keeps_only_the_intermediates_someone_holds(hold):
     one) still holds it: while the loss (and so its graph) lives, dropped ones leave no buffer
     alive, and held ones read back right."""
     shape = (37, 41)  # a shape no other array of this test has
+    gc.collect()  # (arrays of that shape left by an earlier run of this test)
     w = mx.np.array(onp.linspace(-1, 1, 37 * 41).reshape(shape).astype("float32"))
     w.attach_grad()
     kept = []

@@ -10,6 +10,8 @@ import pytest
 from mxjax import autograd, gluon
 from mxjax import np as mnp
 
+pytestmark = pytest.mark.usefixtures("tape_recorders")  # the C and the Python recorder
+
 CASES = {  # name: (expression, gradient at x = [1, 2, 3])
     "mul": (lambda x: (x * x).sum(), [2, 4, 6]),
     "add": (lambda x: (x + x).sum(), [2, 2, 2]),

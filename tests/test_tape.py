@@ -12,6 +12,8 @@ import mxjax as mx
 from mxjax import _tape, autograd, gluon
 from mxjax.gluon import nn
 
+pytestmark = pytest.mark.usefixtures("tape_recorders")  # the C and the Python recorder
+
 RNG = onp.random.default_rng(3)
 X = RNG.normal(size=(6, 5)).astype(onp.float32)
 Y = RNG.integers(0, 3, size=6).astype(onp.int32)
@@ -67,6 +69,29 @@ def test_outputs_are_lazy_until_backward_and_match_jax():
     _close(out, want_out)
     for p, g in zip(params, want_grads):
         _close(p.grad(), g)
+
+
+def test_the_tape_recorder_in_use_is_the_one_asked_for(tape_recorders, monkeypatch):
+    """Once an op's input avals were seen, the C recorder records it alone; the Python one always."""
+    from mxjax._tape import recording
+    python_calls = []
+    python_recorder = recording._record_deferred
+    monkeypatch.setattr(recording, "_record_deferred",
+                        lambda *a, **k: python_calls.append(a[4]) or python_recorder(*a, **k))
+    _tape.clear_caches()  # every op's input avals unseen
+    x0 = RNG.normal(size=(5, 11)).astype(onp.float32)
+    x = mx.np.array(x0)
+    x.attach_grad()
+    for _ in range(3):
+        with autograd.record():
+            parts = mx.np.split(mx.np.tanh(x * 3), [4], axis=1)  # two outputs; a Python scalar input
+            loss = (parts[0].sum() + (parts[1] ** 2).sum()) / 2
+        loss.backward()
+        t = onp.tanh(3 * x0)
+        want = onp.concatenate([onp.full((5, 4), 1.0), 2 * t[:, 4:]], axis=1) * 3 * (1 - t ** 2) / 2
+        _close(x.grad, want, rtol=1e-5, atol=1e-6)
+    ops = 8  # multiply, tanh, split, sum, power, sum, add, divide
+    assert len(python_calls) == (ops if tape_recorders == "native" else 3 * ops)
 
 
 def test_reading_a_value_before_backward_runs_nodes_one_by_one():

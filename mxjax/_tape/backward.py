@@ -17,7 +17,7 @@ from ..device import made_on
 from .ints import vjp_of
 from .nodes import Leaf, Node, apply_vjp, clear_caches, materialize, seq_of
 from .pending import defer_backward
-from .plan import fused_backward, plan_backward
+from .plan import _SIGHTINGS, fused_backward, plan_backward
 from .recording import record
 
 __all__ = ["as_list", "head_gradients", "run_backward"]
@@ -155,9 +155,11 @@ _GRAD_FNS: dict = {}
 
 
 def _clear_caches() -> None:
-    """Compiled forwards and gradients hold what ops computed when traced: drop them when that changes."""
+    """Compiled forwards and gradients hold what ops computed when traced: drop them when that
+    changes, and with them how often each structure was seen (as bulk execution does)."""
     clear_caches()
     _GRAD_FNS.clear()
+    _SIGHTINGS.clear()
 
 
 _config.on_drop_compiled(_clear_caches)

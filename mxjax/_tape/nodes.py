@@ -21,7 +21,7 @@ from ..graph.recorded import inputs
 from .ints import inexact, vjp_of
 
 
-_sequence = itertools.count()
+sequence = itertools.count()  # nodes' recording order
 seq_of = attrgetter("seq")  # sort key: recording order
 LOCK = threading.RLock()  # materializing deferred nodes from several threads
 _CACHE_LIMIT = 512
@@ -69,7 +69,7 @@ class Node:
         self.region: Any = None  # the region (a plan.Plan) a deferred node joined
         self.ints = False  # an integer input is differentiated: the integer outputs are too (see record)
         self.repeat = False  # a deferred op fused only once its region's structure repeats (see plan.Plan.fuse_now)
-        self.seq = next(_sequence)
+        self.seq = next(sequence)
 
     @property
     def deferred(self) -> bool:
@@ -155,6 +155,7 @@ def clear_caches() -> None:
     for cache in (_FORWARD_CACHE, SHAPE_CACHE):
         cache.clear()
     compile_cache.drop(FUSED_CACHE)
+    _READS.clear()
 
 
 def bounded(cache: dict) -> dict:

@@ -6,9 +6,7 @@
  * is held while the segment changes, as in Python: reading a leaf's ``aval`` or inferring a new
  * op's outputs runs Python code, during which another thread may try to run this segment.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "_slots.h"
 
 static PyObject *array_type, *pending_type, *arrayimpl_type, *inferred, *infer_missing;
 static PyObject *s_lock, *s_acquire, *s_release, *s_leaf_refs, *s_leaves, *s_handles, *s_nodes,
@@ -33,36 +31,9 @@ static PyObject **segment_names[S_COUNT] = {&s_lock, &s_leaf_refs, &s_leaves, &s
 static Py_ssize_t segment_offsets[S_COUNT];
 static PyObject *segment_type;
 
-/* The offset of a writable object slot ``name`` of ``type`` (and its descriptor), or -1. */
-static Py_ssize_t slot_of(PyObject *type, PyObject *name, PyObject **descr_out) {
-    PyObject *descr = PyObject_GetAttr(type, name);
-    if (descr == NULL) {
-        PyErr_Clear();
-        return -1;
-    }
-    Py_ssize_t offset = -1;
-    if (Py_TYPE(descr) == &PyMemberDescr_Type) {
-        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-        if (member->type == T_OBJECT_EX && !(member->flags & READONLY)) offset = member->offset;
-    }
-    if (descr_out != NULL && offset >= 0) *descr_out = descr; /* kept: a strong reference */
-    else Py_DECREF(descr);
-    return offset;
-}
-
 /* Whether objects of ``cls`` (a subclass of the array class) keep the array class's slots. */
 static int array_fast(PyTypeObject *cls) {
-    PyObject *known = PyDict_GetItem(array_classes, (PyObject *)cls); /* borrowed; no error for a type key */
-    if (known != NULL) return known == Py_True;
-    int fast = array_slots;
-    for (int i = 0; fast && i < A_COUNT; i++) {
-        PyObject *descr = PyObject_GetAttr((PyObject *)cls, *array_names[i]);
-        if (descr == NULL) PyErr_Clear();
-        fast = descr == array_descrs[i];
-        Py_XDECREF(descr);
-    }
-    if (PyDict_SetItem(array_classes, (PyObject *)cls, fast ? Py_True : Py_False) < 0) PyErr_Clear();
-    return fast;
+    return keeps_slots(cls, array_slots, array_names, array_descrs, A_COUNT, array_classes);
 }
 
 static inline PyObject *get_slot(PyObject *obj, int fast, Py_ssize_t offset, PyObject *name) {
@@ -456,20 +427,14 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "mxjax.graph._record"
                                     "graph.bulk's per-op recorder, in C.", -1, methods};
 
 PyMODINIT_FUNC PyInit__record(void) {
-    struct {
-        PyObject **slot;
-        const char *name;
-    } names[] = {
+    static const interned_name names[] = {
         {&s_lock, "lock"}, {&s_acquire, "acquire"}, {&s_release, "release"}, {&s_leaf_refs, "leaf_refs"},
         {&s_leaves, "leaves"}, {&s_handles, "handles"}, {&s_nodes, "nodes"}, {&s_cap, "cap"}, {&s_run, "run"},
         {&s_var, "_var"}, {&s_data, "_data"}, {&s_ag, "_ag"}, {&s_dc, "_dc"}, {&s_segment, "segment"},
         {&s_index, "index"}, {&s_aval, "aval"}, {&s_value, "value"}, {&s_error, "error"}, {&s_owner, "owner"},
         {&s_sharers, "sharers"}, {&s_source, "source"},
     };
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        *names[i].slot = PyUnicode_InternFromString(names[i].name);
-        if (*names[i].slot == NULL) return NULL;
-    }
+    if (intern_names(names, sizeof(names) / sizeof(names[0])) < 0) return NULL;
     empty_tuple = PyTuple_New(0);
     if (empty_tuple == NULL) return NULL;
     return PyModule_Create(&module);

@@ -1,0 +1,540 @@
+/* The tape's recorder in C: records an op under autograd as a deferred node (_tape/recording.py).
+ *
+ * Exactly the logic of recording.py's ``record`` where it defers the node and its outputs' avals
+ * are known (``_record_deferred`` with a SHAPE_CACHE hit), with ``_alias`` and ``Plan.add``
+ * (which stay in Python and run everywhere else: an op that runs now, a first sighting of its
+ * input avals, differentiated integers, an input lazy in another way).  Those cases are found
+ * before anything changes, and then ``record`` returns NotImplemented for the Python recorder to
+ * do the work.  The Python version costs 5-7 us per recorded op, this one about a microsecond:
+ * a training step records every op of its loss this way.
+ */
+#include "../graph/_slots.h"
+
+static PyObject *array_type, *node_type, *deferred_type, *plan_type, *leaf_type, *shape_cache, *inexact_table,
+    *lazy_input, *aval_key, *sequence, *array_classes, *empty_tuple, *one;
+
+/* Slots, read and written at their offsets; configure() checks that every one is a plain object
+ * slot, else the recorder stays off (``ready`` is 0). */
+static PyObject *s_data, *s_var, *s_ag, *s_dc, *s_key, *s_fn, *s_inputs, *s_entries, *s_diff, *s_vjp,
+    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_datas, *s_values, *s_fused, *s_sig,
+    *s_region, *s_ints, *s_repeat, *s_node, *s_index, *s_owner, *s_sharers, *s_reads;
+enum { A_DATA, A_VAR, A_AG, A_DC, A_COUNT };
+static PyObject **array_names[A_COUNT] = {&s_data, &s_var, &s_ag, &s_dc};
+enum { N_KEY, N_FN, N_INPUTS, N_ENTRIES, N_DIFF, N_VJP, N_OUT_AVALS, N_MULTI, N_SEQ, N_NAME, N_CUSTOM, N_DYNAMIC,
+       N_DATAS, N_VALUES, N_FUSED, N_SIG, N_REGION, N_INTS, N_REPEAT, N_COUNT };
+static PyObject **node_names[N_COUNT] = {&s_key, &s_fn, &s_inputs, &s_entries, &s_diff, &s_vjp, &s_out_avals,
+                                         &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_datas, &s_values,
+                                         &s_fused, &s_sig, &s_region, &s_ints, &s_repeat};
+enum { D_NODE, D_INDEX, D_OWNER, D_SHARERS, D_READS, D_COUNT };
+static PyObject **deferred_names[D_COUNT] = {&s_node, &s_index, &s_owner, &s_sharers, &s_reads};
+static Py_ssize_t array_offsets[A_COUNT], node_offsets[N_COUNT], deferred_offsets[D_COUNT];
+static PyObject *array_descrs[A_COUNT];
+static int ready;
+
+/* Plan's attributes (an ordinary class: through getattr/setattr). */
+static PyObject *s_local, *s_read, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
+    *s_leaf_targets, *s_diff_positions, *s_refs, *s_unread, *s_node_wiring, *s_dtype, *s_shape, *s_to_jax;
+
+#define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
+
+/* Whether objects of ``cls`` are arrays that keep the array class's slots. */
+static int array_fast(PyTypeObject *cls) {
+    return keeps_slots(cls, PyType_IsSubtype(cls, (PyTypeObject *)array_type), array_names, array_descrs, A_COUNT,
+                       array_classes);
+}
+
+/* A slot's value (borrowed; NULL if unset, which the callers treat as "not this recorder's case"). */
+static inline PyObject *get(PyObject *obj, Py_ssize_t offset) { return SLOT(obj, offset); }
+
+/* Sets a slot, stealing ``value``. */
+static inline void put(PyObject *obj, Py_ssize_t offset, PyObject *value) {
+    PyObject *old = SLOT(obj, offset);
+    SLOT(obj, offset) = value;
+    Py_XDECREF(old);
+}
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *a, *node, *deferred, *plan, *leaf, *cache, *table, *marker, *key_fn, *counter;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!OOO:configure", &PyType_Type, &a, &PyType_Type, &node, &PyType_Type,
+                          &deferred, &PyType_Type, &plan, &PyType_Type, &leaf, &PyDict_Type, &cache, &PyDict_Type,
+                          &table, &marker, &key_fn, &counter))
+        return NULL;
+    PyObject **targets[] = {&array_type, &node_type, &deferred_type, &plan_type, &leaf_type, &shape_cache,
+                            &inexact_table, &lazy_input, &aval_key, &sequence};
+    PyObject *values[] = {a, node, deferred, plan, leaf, cache, table, marker, key_fn, counter};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        Py_INCREF(values[i]);
+        Py_XSETREF(*targets[i], values[i]);
+    }
+    ready = 1;
+    for (int i = 0; i < A_COUNT; i++) ready &= (array_offsets[i] = slot_of(a, *array_names[i], &array_descrs[i])) >= 0;
+    for (int i = 0; i < N_COUNT; i++) ready &= (node_offsets[i] = slot_of(node, *node_names[i], NULL)) >= 0;
+    for (int i = 0; i < D_COUNT; i++) ready &= (deferred_offsets[i] = slot_of(deferred, *deferred_names[i], NULL)) >= 0;
+    Py_XSETREF(array_classes, PyDict_New());
+    if (array_classes == NULL) return NULL;
+    return PyBool_FromLong(ready);
+}
+
+/* Plan.add(plan, node) for a node recorded now: wire its inputs in after the plan's nodes. */
+static int plan_add(PyObject *plan, PyObject *node) {
+    int ok = -1;
+    PyObject *local = PyObject_GetAttr(plan, s_local), *read = PyObject_GetAttr(plan, s_read);
+    PyObject *ext_values = PyObject_GetAttr(plan, s_ext_values), *internal = PyObject_GetAttr(plan, s_internal);
+    PyObject *refs = PyObject_GetAttr(plan, s_refs), *wiring = PyObject_GetAttr(plan, s_node_wiring);
+    PyObject *target_index = NULL, *targets = NULL, *target_slots = NULL, *diff_positions = NULL, *slots = NULL;
+    PyObject *unread = NULL;
+    if (local == NULL || read == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL)
+        goto done;
+    if (!PyDict_Check(local) || !PyList_Check(read) || !PyList_Check(ext_values) || !PyList_Check(internal) ||
+        !PyList_Check(refs) || !PyList_Check(wiring)) {
+        PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
+        goto done;
+    }
+    PyObject *inputs = get(node, node_offsets[N_INPUTS]), *datas = get(node, node_offsets[N_DATAS]);
+    PyObject *entries = get(node, node_offsets[N_ENTRIES]);
+    Py_ssize_t n = PyTuple_GET_SIZE(datas);
+    long unread_change = 1;
+    slots = PyTuple_New(n);
+    if (slots == NULL) goto done;
+    for (Py_ssize_t s = 0; s < n; s++) {
+        PyObject *data = PyTuple_GET_ITEM(datas, s), *x = PyTuple_GET_ITEM(inputs, s), *held = NULL;
+        if (data == lazy_input) {
+            PyObject *var = get(x, array_offsets[A_VAR]);
+            PyObject *k = NULL;
+            if (var != NULL && Py_TYPE(var) == (PyTypeObject *)deferred_type) {
+                PyObject *id = PyLong_FromVoidPtr(get(var, deferred_offsets[D_NODE]));
+                if (id == NULL) goto done;
+                k = PyDict_GetItemWithError(local, id); /* borrowed */
+                Py_DECREF(id);
+                if (k == NULL && PyErr_Occurred()) goto done;
+            }
+            if (k != NULL) {
+                PyObject *index = get(var, deferred_offsets[D_INDEX]);
+                PyObject *slot = PyTuple_Pack(2, k, index);
+                if (slot == NULL) goto done;
+                PyTuple_SET_ITEM(slots, s, slot);
+                PyObject *ref = PyWeakref_NewRef(var, NULL);
+                PyObject *use = ref ? PyTuple_Pack(3, k, index, ref) : NULL;
+                Py_XDECREF(ref);
+                if (use == NULL || PyList_Append(internal, use) < 0) {
+                    Py_XDECREF(use);
+                    goto done;
+                }
+                Py_DECREF(use);
+                Py_ssize_t position = PyLong_AsSsize_t(k);
+                if (position < 0 || position >= PyList_GET_SIZE(read)) {
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad node position");
+                    goto done;
+                }
+                if (PyList_GET_ITEM(read, position) != Py_True) {
+                    Py_INCREF(Py_True);
+                    PyList_SetItem(read, position, Py_True);
+                    unread_change -= 1;
+                }
+                continue;
+            }
+            held = PyObject_CallMethodNoArgs(x, s_to_jax); /* computed since it was recorded */
+            if (held == NULL) goto done;
+            data = held;
+        }
+        PyObject *entry = PyTuple_GET_ITEM(entries, s);
+        if (entry != Py_None) { /* differentiated: a gradient leaves the region here */
+            if (target_index == NULL) {
+                target_index = PyObject_GetAttr(plan, s_target_index);
+                targets = target_index ? PyObject_GetAttr(plan, s_targets) : NULL;
+                target_slots = targets ? PyObject_GetAttr(plan, s_target_slots) : NULL;
+                diff_positions = target_slots ? PyObject_GetAttr(plan, s_diff_positions) : NULL;
+                if (diff_positions == NULL) goto fail_held;
+                if (!PyDict_Check(target_index) || !PyList_Check(targets) || !PyList_Check(target_slots) ||
+                    !PyList_Check(diff_positions)) {
+                    PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
+                    goto fail_held;
+                }
+            }
+            int leaf = Py_TYPE(entry) == (PyTypeObject *)leaf_type;
+            if (!leaf && !(PyTuple_Check(entry) && PyTuple_GET_SIZE(entry) == 2)) {
+                PyErr_SetString(PyExc_TypeError, "tape record: an autograd entry is a Leaf or (node, index)");
+                goto fail_held;
+            }
+            PyObject *key = leaf ? PyLong_FromVoidPtr(entry) : NULL;
+            if (!leaf) {
+                PyObject *id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(entry, 0));
+                key = id ? PyTuple_Pack(2, id, PyTuple_GET_ITEM(entry, 1)) : NULL;
+                Py_XDECREF(id);
+            }
+            if (key == NULL) goto fail_held;
+            PyObject *t = PyDict_GetItemWithError(target_index, key); /* borrowed */
+            if (t == NULL) {
+                if (PyErr_Occurred()) {
+                    Py_DECREF(key);
+                    goto fail_held;
+                }
+                PyObject *made = PyLong_FromSsize_t(PyList_GET_SIZE(targets));
+                PyObject *empty = made ? PyList_New(0) : NULL;
+                int bad = empty == NULL || PyDict_SetItem(target_index, key, made) < 0 ||
+                          PyList_Append(targets, entry) < 0 || PyList_Append(target_slots, empty) < 0;
+                Py_XDECREF(empty);
+                Py_XDECREF(made);
+                if (bad) {
+                    Py_DECREF(key);
+                    goto fail_held;
+                }
+                t = made; /* the dict holds it */
+                if (!leaf && PyObject_SetAttr(plan, s_leaf_targets, Py_False) < 0) {
+                    Py_DECREF(key);
+                    goto fail_held;
+                }
+            }
+            Py_DECREF(key);
+            Py_ssize_t ti = PyLong_AsSsize_t(t);
+            PyObject *count = PyLong_FromSsize_t(PyList_GET_SIZE(diff_positions));
+            PyObject *where = PyLong_FromSsize_t(PyList_GET_SIZE(ext_values));
+            int bad = count == NULL || where == NULL || ti < 0 || ti >= PyList_GET_SIZE(target_slots) ||
+                      PyList_Append(PyList_GET_ITEM(target_slots, ti), count) < 0 ||
+                      PyList_Append(diff_positions, where) < 0;
+            Py_XDECREF(count);
+            Py_XDECREF(where);
+            if (bad) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad target position");
+                goto fail_held;
+            }
+        }
+        {
+            PyObject *position = PyLong_FromSsize_t(-1);
+            PyObject *where = position ? PyLong_FromSsize_t(PyList_GET_SIZE(ext_values)) : NULL;
+            PyObject *slot = where ? PyTuple_Pack(2, position, where) : NULL;
+            Py_XDECREF(position);
+            Py_XDECREF(where);
+            if (slot == NULL || PyList_Append(ext_values, data) < 0) {
+                Py_XDECREF(slot);
+                goto fail_held;
+            }
+            PyTuple_SET_ITEM(slots, s, slot);
+        }
+        Py_XDECREF(held);
+        continue;
+    fail_held:
+        Py_XDECREF(held);
+        goto done;
+    }
+    {
+        PyObject *id = PyLong_FromVoidPtr(node);
+        PyObject *position = id ? PyLong_FromSsize_t(PyList_GET_SIZE(refs)) : NULL;
+        PyObject *ref = position ? PyWeakref_NewRef(node, NULL) : NULL;
+        int bad = ref == NULL || PyDict_SetItem(local, id, position) < 0 || PyList_Append(refs, ref) < 0 ||
+                  PyList_Append(read, Py_False) < 0;
+        Py_XDECREF(id);
+        Py_XDECREF(position);
+        Py_XDECREF(ref);
+        if (bad) goto done;
+    }
+    unread = PyObject_GetAttr(plan, s_unread);
+    if (unread == NULL) goto done;
+    {
+        long count = PyLong_AsLong(unread);
+        if (count == -1 && PyErr_Occurred()) goto done;
+        PyObject *updated = PyLong_FromLong(count + unread_change);
+        if (updated == NULL || PyObject_SetAttr(plan, s_unread, updated) < 0) {
+            Py_XDECREF(updated);
+            goto done;
+        }
+        Py_DECREF(updated);
+    }
+    {
+        PyObject *entry = PyTuple_Pack(4, get(node, node_offsets[N_KEY]), get(node, node_offsets[N_DIFF]),
+                                       get(node, node_offsets[N_MULTI]), slots);
+        if (entry == NULL || PyList_Append(wiring, entry) < 0) {
+            Py_XDECREF(entry);
+            goto done;
+        }
+        Py_DECREF(entry);
+    }
+    ok = 0;
+done:
+    Py_XDECREF(local);
+    Py_XDECREF(read);
+    Py_XDECREF(ext_values);
+    Py_XDECREF(internal);
+    Py_XDECREF(refs);
+    Py_XDECREF(wiring);
+    Py_XDECREF(target_index);
+    Py_XDECREF(targets);
+    Py_XDECREF(target_slots);
+    Py_XDECREF(diff_positions);
+    Py_XDECREF(slots);
+    Py_XDECREF(unread);
+    return ok;
+}
+
+/* Whether ``var`` is a lazy output of a deferred node that has not run nor been planned (``unplanned``). */
+static int unplanned(PyObject *var) {
+    if (Py_TYPE(var) != (PyTypeObject *)deferred_type) return 0;
+    PyObject *node = get(var, deferred_offsets[D_NODE]);
+    return node != NULL && get(node, node_offsets[N_VALUES]) == Py_None && get(node, node_offsets[N_FUSED]) == Py_None;
+}
+
+/* A new array of ``cls`` (its slots the array class's) with these slot values (borrowed). */
+static PyObject *new_array(PyTypeObject *cls, PyObject *data, PyObject *var, PyObject *ag, PyObject *dc) {
+    PyObject *array = PyBaseObject_Type.tp_new(cls, empty_tuple, NULL);
+    if (array == NULL) return NULL;
+    put(array, array_offsets[A_DATA], Py_NewRef(data));
+    put(array, array_offsets[A_VAR], Py_NewRef(var));
+    put(array, array_offsets[A_AG], Py_NewRef(ag));
+    put(array, array_offsets[A_DC], Py_NewRef(dc));
+    return array;
+}
+
+/* Output ``index`` of ``node``: an array of ``cls`` holding ``struct``, its ``_var`` a new Deferred. */
+static PyObject *deferred_output(PyObject *node, Py_ssize_t index, PyObject *structure, PyTypeObject *cls) {
+    PyObject *i = PyLong_FromSsize_t(index);
+    PyObject *entry = i ? PyTuple_Pack(2, node, i) : NULL;
+    PyObject *array = entry ? new_array(cls, structure, Py_None, entry, Py_None) : NULL;
+    PyObject *var = array ? PyBaseObject_Type.tp_new((PyTypeObject *)deferred_type, empty_tuple, NULL) : NULL;
+    PyObject *owner = var ? PyWeakref_NewRef(array, NULL) : NULL;
+    if (owner == NULL) {
+        Py_XDECREF(i);
+        Py_XDECREF(entry);
+        Py_XDECREF(array);
+        Py_XDECREF(var);
+        return NULL;
+    }
+    put(var, deferred_offsets[D_NODE], Py_NewRef(node));
+    put(var, deferred_offsets[D_INDEX], i);
+    put(var, deferred_offsets[D_OWNER], owner);
+    put(var, deferred_offsets[D_SHARERS], Py_NewRef(empty_tuple));
+    put(var, deferred_offsets[D_READS], PyLong_FromLong(0));
+    put(array, array_offsets[A_VAR], var);
+    Py_DECREF(entry);
+    return array;
+}
+
+/* record(key, fn, inputs, out_cls, name, defer, repeat): the deferred node's output(s), or
+ * NotImplemented where the Python recorder must do the work (nothing was changed then). */
+static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 7) {
+        PyErr_SetString(PyExc_TypeError, "record(key, fn, inputs, out_cls, name, defer, repeat) takes 7 arguments");
+        return NULL;
+    }
+    if (!ready) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *key = argv[0], *fn = argv[1], *out_cls = argv[3], *name = argv[4];
+    int defer = PyObject_IsTrue(argv[5]), repeat = PyObject_IsTrue(argv[6]);
+    if (defer < 0 || repeat < 0) return NULL;
+    PyObject *inputs = PySequence_Tuple(argv[2]);
+    if (inputs == NULL) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(inputs);
+    PyObject *result = NULL, *shape_key = NULL, *datas = NULL, *entries = NULL, *diff = NULL, *held = NULL;
+    PyObject *node = NULL, *region = NULL, *diff_tuple = NULL, *seq = NULL;
+    int lazy = 0, any_region = 1; /* any_region 0: the node joins no region (Python's region False) */
+    shape_key = PyTuple_New(n + 1);
+    datas = PyTuple_New(n);
+    entries = PyTuple_New(n);
+    diff = PyList_New(0);
+    if (shape_key == NULL || datas == NULL || entries == NULL || diff == NULL) goto done;
+    PyTuple_SET_ITEM(shape_key, 0, Py_NewRef(key));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(inputs, i);
+        PyTuple_SET_ITEM(entries, i, Py_NewRef(Py_None));
+        if (!PyObject_TypeCheck(x, (PyTypeObject *)array_type)) {
+            PyObject *aval = PyObject_CallOneArg(aval_key, x);
+            if (aval == NULL) goto done;
+            PyTuple_SET_ITEM(shape_key, i + 1, aval);
+            PyTuple_SET_ITEM(datas, i, Py_NewRef(x));
+            continue;
+        }
+        if (!array_fast(Py_TYPE(x))) goto fallback;
+        PyObject *data = get(x, array_offsets[A_DATA]), *var = get(x, array_offsets[A_VAR]);
+        PyObject *ag = get(x, array_offsets[A_AG]);
+        if (data == NULL || var == NULL || ag == NULL) goto fallback;
+        if (out_cls == Py_None) out_cls = (PyObject *)Py_TYPE(x);
+        PyObject *dtype = PyObject_GetAttr(data, s_dtype);
+        if (dtype == NULL) goto done;
+        if (ag != Py_None) {
+            PyObject *flag = PyDict_GetItemWithError(inexact_table, dtype); /* borrowed */
+            if (flag == Py_True) {
+                PyObject *position = PyLong_FromSsize_t(i);
+                if (position == NULL || PyList_Append(diff, position) < 0) {
+                    Py_XDECREF(position);
+                    Py_DECREF(dtype);
+                    goto done;
+                }
+                Py_DECREF(position);
+                PyTuple_SET_ITEM(entries, i, Py_NewRef(ag));
+                Py_DECREF(Py_None); /* the None it replaces */
+            } else {
+                /* an integer input: not differentiated when it is an output of a node that did not
+                 * differentiate integers (int_tracked); anything else is the Python recorder's */
+                int untracked = flag == Py_False && PyTuple_CheckExact(ag) && PyTuple_GET_SIZE(ag) == 2 &&
+                                Py_TYPE(PyTuple_GET_ITEM(ag, 0)) == (PyTypeObject *)node_type &&
+                                get(PyTuple_GET_ITEM(ag, 0), node_offsets[N_INTS]) == Py_False;
+                if (!untracked) {
+                    Py_DECREF(dtype);
+                    if (PyErr_Occurred()) goto done;
+                    goto fallback;
+                }
+            }
+        }
+        PyObject *shape = PyObject_GetAttr(data, s_shape);
+        PyObject *aval = shape ? PyTuple_Pack(2, shape, dtype) : NULL;
+        Py_XDECREF(shape);
+        Py_DECREF(dtype);
+        if (aval == NULL) goto done;
+        PyTuple_SET_ITEM(shape_key, i + 1, aval);
+        if (var == Py_None) {
+            PyTuple_SET_ITEM(datas, i, Py_NewRef(data));
+        } else if (unplanned(var)) {
+            lazy = 1;
+            PyTuple_SET_ITEM(datas, i, Py_NewRef(lazy_input));
+        } else {
+            goto fallback;
+        }
+    }
+    if (!defer && !lazy) goto fallback; /* the node runs now */
+    PyObject *found = PyDict_GetItemWithError(shape_cache, shape_key); /* borrowed */
+    if (found == NULL) {
+        if (PyErr_Occurred()) goto done;
+        goto fallback; /* first sighting: Python infers the outputs and fills the cache */
+    }
+    if (!PyTuple_CheckExact(found) || PyTuple_GET_SIZE(found) != 4) {
+        PyErr_SetString(PyExc_TypeError, "tape record: unexpected shape-cache entry");
+        goto done;
+    }
+    Py_INCREF(found); /* kept across the Python code below (a cleared cache) */
+    PyObject *multi = PyTuple_GET_ITEM(found, 0), *avals = PyTuple_GET_ITEM(found, 1);
+    PyObject *structs = PyTuple_GET_ITEM(found, 2), *sig = PyTuple_GET_ITEM(found, 3);
+    PyTypeObject *cls = (PyTypeObject *)out_cls;
+    if (!PyType_Check(out_cls) || !array_fast(cls) || !PyTuple_Check(structs)) {
+        Py_DECREF(found);
+        goto fallback;
+    }
+    /* the region: a node without lazy inputs starts one; one reading only one region's joins it */
+    for (Py_ssize_t i = 0; i < n && any_region; i++) {
+        if (PyTuple_GET_ITEM(datas, i) != lazy_input) continue;
+        PyObject *var = get(PyTuple_GET_ITEM(inputs, i), array_offsets[A_VAR]);
+        PyObject *joined = get(get(var, deferred_offsets[D_NODE]), node_offsets[N_REGION]);
+        if (joined == Py_None || (region != NULL && region != joined)) any_region = 0;
+        else region = joined; /* borrowed until the node holds it */
+    }
+    /* from here on the recorder changes things: the Python one is not called any more */
+    Py_XINCREF(region);
+    held = PyTuple_New(n);
+    diff_tuple = held ? PyList_AsTuple(diff) : NULL;
+    seq = diff_tuple ? PyIter_Next(sequence) : NULL;
+    if (seq == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "tape record: the node counter ended");
+        Py_DECREF(found);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(inputs, i);
+        if (PyTuple_GET_ITEM(datas, i) != lazy_input) {
+            PyTuple_SET_ITEM(held, i, Py_NewRef(x));
+            continue;
+        }
+        /* _alias: another array with x's value and entry, so whether anyone else holds x stays observable */
+        PyObject *var = get(x, array_offsets[A_VAR]);
+        PyObject *alias = new_array(Py_TYPE(x), get(x, array_offsets[A_DATA]), var, get(x, array_offsets[A_AG]),
+                                    get(x, array_offsets[A_DC]));
+        if (alias == NULL) {
+            Py_DECREF(found);
+            goto done;
+        }
+        PyTuple_SET_ITEM(held, i, alias);
+        PyObject *reads = get(var, deferred_offsets[D_READS]);
+        PyObject *more = reads ? PyNumber_Add(reads, one) : NULL;
+        if (more == NULL) {
+            Py_DECREF(found);
+            goto done;
+        }
+        put(var, deferred_offsets[D_READS], more);
+    }
+    node = PyBaseObject_Type.tp_new((PyTypeObject *)node_type, empty_tuple, NULL);
+    if (node == NULL) {
+        Py_DECREF(found);
+        goto done;
+    }
+    PyObject *values[N_COUNT] = {key, fn, held, entries, diff_tuple, Py_None, avals, multi, seq, name, Py_None,
+                                 Py_False, datas, Py_None, Py_None, sig, Py_None, Py_False,
+                                 repeat && defer ? Py_True : Py_False};
+    for (int k = 0; k < N_COUNT; k++) put(node, node_offsets[k], Py_NewRef(values[k]));
+    if (any_region) {
+        if (region == NULL) {
+            region = PyObject_CallNoArgs(plan_type);
+            if (region == NULL) {
+                Py_DECREF(found);
+                goto done;
+            }
+        }
+        put(node, node_offsets[N_REGION], Py_NewRef(region));
+        if (plan_add(region, node) < 0) {
+            Py_DECREF(found);
+            goto done;
+        }
+    }
+    Py_ssize_t m = PyTuple_GET_SIZE(structs);
+    int is_multi = PyObject_IsTrue(multi);
+    if (is_multi < 0) {
+        Py_DECREF(found);
+        goto done;
+    }
+    if (is_multi) {
+        result = PyTuple_New(m);
+        for (Py_ssize_t j = 0; result != NULL && j < m; j++) {
+            PyObject *o = deferred_output(node, j, PyTuple_GET_ITEM(structs, j), cls);
+            if (o == NULL) Py_CLEAR(result);
+            else PyTuple_SET_ITEM(result, j, o);
+        }
+    } else if (m == 1) {
+        result = deferred_output(node, 0, PyTuple_GET_ITEM(structs, 0), cls);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "tape record: a single-output entry with several structs");
+    }
+    Py_DECREF(found);
+    goto done;
+fallback:
+    result = Py_NewRef(Py_NotImplemented);
+done:
+    Py_DECREF(inputs);
+    Py_XDECREF(shape_key);
+    Py_XDECREF(datas);
+    Py_XDECREF(entries);
+    Py_XDECREF(diff);
+    Py_XDECREF(held);
+    Py_XDECREF(node);
+    Py_XDECREF(region);
+    Py_XDECREF(diff_tuple);
+    Py_XDECREF(seq);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(array_type, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence): the "
+     "classes and tables the recorder works with; returns whether it can (their attributes are plain slots)."},
+    {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
+     "record(key, fn, inputs, out_cls, name, defer, repeat): _tape.recording.record's deferred case, in C; "
+     "NotImplemented where the Python recorder must record the op."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "mxjax._tape._record",
+                                    "The autograd tape's recorder of deferred nodes, in C.", -1, methods};
+
+PyMODINIT_FUNC PyInit__record(void) {
+    static const interned_name names[] = {
+        {&s_data, "_data"}, {&s_var, "_var"}, {&s_ag, "_ag"}, {&s_dc, "_dc"}, {&s_key, "key"}, {&s_fn, "fn"},
+        {&s_inputs, "inputs"}, {&s_entries, "entries"}, {&s_diff, "diff"}, {&s_vjp, "vjp"},
+        {&s_out_avals, "out_avals"}, {&s_multi, "multi"}, {&s_seq, "seq"}, {&s_name, "name"}, {&s_custom, "custom"},
+        {&s_dynamic, "dynamic"}, {&s_datas, "datas"}, {&s_values, "values"}, {&s_fused, "fused"}, {&s_sig, "sig"},
+        {&s_region, "region"}, {&s_ints, "ints"}, {&s_repeat, "repeat"}, {&s_node, "node"}, {&s_index, "index"},
+        {&s_owner, "owner"}, {&s_sharers, "sharers"}, {&s_reads, "reads"}, {&s_local, "local"}, {&s_read, "read"},
+        {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},
+        {&s_targets, "targets"}, {&s_target_slots, "target_slots"}, {&s_leaf_targets, "leaf_targets"},
+        {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"}, {&s_unread, "unread"},
+        {&s_node_wiring, "node_wiring"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_to_jax, "to_jax"},
+    };
+    if (intern_names(names, sizeof(names) / sizeof(names[0])) < 0) return NULL;
+    empty_tuple = PyTuple_New(0);
+    one = PyLong_FromLong(1);
+    if (empty_tuple == NULL || one == NULL) return NULL;
+    return PyModule_Create(&module);
+}
