@@ -7,6 +7,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as onp
 
 from .base import MXNetError
 
@@ -166,7 +167,8 @@ def made_on(values: Any, device: Any) -> jax.Array:
     are: a committed input makes a program's outputs committed, and the next call with those then
     compiles anew.  Elsewhere it is committed there, or each call would copy it over."""
     if device is None or device == jax_default_device():
-        return jnp.asarray(values)
+        # host data is put there as it is: jnp.asarray would compile a program per shape to stage it
+        return jax.device_put(values) if isinstance(values, onp.ndarray) else jnp.asarray(values)
     return jax.device_put(values, device)
 
 

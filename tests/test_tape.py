@@ -94,6 +94,35 @@ def test_the_tape_recorder_in_use_is_the_one_asked_for(tape_recorders, monkeypat
     assert len(python_calls) == (ops if tape_recorders == "native" else 3 * ops)
 
 
+def test_the_first_hybridized_training_step_compiles_one_program():
+    """Its first call is trace + one XLA compile, as a hand-written jax.jit step's: the head
+    gradient and the optimizer's hyper-parameters are put on the device, not made by programs."""
+    mx.random.seed(5)
+    net = nn.HybridSequential()
+    net.add(nn.Dense(7, activation="relu"), nn.Dense(3))  # shapes no other test uses
+    net.initialize(mx.init.Xavier())
+    x, y = mx.np.array(RNG.normal(size=(9, 13)).astype(onp.float32)), mx.np.array(Y[:3].repeat(3))
+    net(x).wait_to_read()
+    net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "wd": 0.01})
+    compiles = []
+
+    def listen(event, duration, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(duration)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        with autograd.record():
+            loss = -mx.npx.pick(mx.npx.log_softmax(net(x)), y).mean()
+        loss.backward()
+        trainer.step(9)
+        loss.wait_to_read()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert len(compiles) == 1
+    assert onp.isfinite(loss.item())
+
+
 def test_reading_a_value_before_backward_runs_nodes_one_by_one():
     net = _net()
     _, _, want_grads = _oracle(_params(net))

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as onp
 
 from .. import _config
 from .._ndarray import NDArray
@@ -58,7 +59,7 @@ def _ones(shape: tuple, dtype: Any, device: Any) -> jax.Array:
     """The default head gradient (immutable, so one array per shape, dtype and device serves every
     backward), made where the head is: made on JAX's default device instead, it would be copied to
     the head's device at every backward where that is another one (a CPU on a GPU machine)."""
-    return made_on(jnp.ones(shape, dtype), device)
+    return made_on(onp.ones(shape, dtype), device)  # (from the host: jnp.ones compiles a program per shape)
 
 
 def _reachable(heads: list) -> list:

@@ -19,9 +19,9 @@ from .nodes import (LAZY_INPUT, SHAPE_CACHE, Deferred, Leaf, NamedOp, Node, aval
 from .plan import Plan
 
 try:  # the deferred case in C (_tape/_record.c), built with the package where a C compiler was found
-    from . import _record as _built
+    from ._record import configure as _configure_c, record as _record_c
 except ImportError:
-    _built = None
+    _configure_c = _record_c = None
 _native = None  # the C recorder while in use (see use_native)
 
 
@@ -29,7 +29,7 @@ def use_native(enabled: bool = True) -> bool:
     """Record deferred nodes with the C recorder (where it was built) or in Python only; returns
     whether the C one is now in use.  Both do the same, the C one in a fraction of the time."""
     global _native
-    _native = _built if enabled and _built is not None and _built.configure(
+    _native = _record_c if enabled and _record_c is not None and _configure_c(
         NDArray, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence) else None
     return _native is not None
 
@@ -44,7 +44,7 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     region compiles into one program only from the second time its structure is seen.
     """
     if _native is not None and not dynamic:  # the common deferred case, in C; else NotImplemented
-        out = _native.record(key, fn, inputs, out_cls, name, defer, repeat)
+        out = _native(key, fn, inputs, out_cls, name, defer, repeat)
         if out is not NotImplemented:
             return out
     n = len(inputs)
