@@ -93,6 +93,21 @@ def test_the_tape_recorder_in_use_is_the_one_asked_for(tape_recorders, monkeypat
     ops = 8  # multiply, tanh, split, sum, power, sum, add, divide
     assert len(python_calls) == (ops if tape_recorders == "native" else 3 * ops)
 
+    # a hybridized block whose running statistics are the previous step's lazy outputs
+    python_calls.clear()
+    net = nn.HybridSequential()
+    net.add(nn.Dense(6), nn.BatchNorm(), nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    for _ in range(3):
+        with autograd.record():
+            loss = -mx.npx.pick(mx.npx.log_softmax(net(mx.np.array(X))), mx.np.array(Y)).mean()
+        loss.backward()
+        trainer.step(1)
+    ops = 5  # the block, log_softmax, pick, mean, negative
+    assert len(python_calls) == (ops if tape_recorders == "native" else 3 * ops)
+
 
 def test_the_first_hybridized_training_step_compiles_one_program():
     """Its first call is trace + one XLA compile, as a hand-written jax.jit step's: the head

@@ -3,9 +3,9 @@
  * Exactly the logic of recording.py's ``record`` where it defers the node and its outputs' avals
  * are known (``_record_deferred`` with a SHAPE_CACHE hit), with ``_alias`` and ``Plan.add``
  * (which stay in Python and run everywhere else: an op that runs now, a first sighting of its
- * input avals, differentiated integers, an input lazy in another way).  Those cases are found
- * before anything changes, and then ``record`` returns NotImplemented for the Python recorder to
- * do the work.  The Python version costs 5-7 us per recorded op, this one about a microsecond:
+ * input avals, differentiated integers).  Those cases are found before anything changes (but
+ * reading inputs that Python reads too), and then ``record`` returns NotImplemented for the
+ * Python recorder to do the work.  The Python version costs 5-7 us per recorded op, this one about a microsecond:
  * a training step records every op of its loss this way.
  */
 #include "../graph/_slots.h"
@@ -384,8 +384,10 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         } else if (unplanned(var)) {
             lazy = 1;
             PyTuple_SET_ITEM(datas, i, Py_NewRef(lazy_input));
-        } else {
-            goto fallback;
+        } else { /* lazy another way (computed since, engine work): its value now, as in Python */
+            PyObject *value = PyObject_CallMethodNoArgs(x, s_to_jax); /* (data and var may be freed) */
+            if (value == NULL) goto done;
+            PyTuple_SET_ITEM(datas, i, value);
         }
     }
     if (!defer && !lazy) goto fallback; /* the node runs now */
