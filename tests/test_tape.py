@@ -167,6 +167,23 @@ def test_a_repeated_read_before_backward_runs_the_imperative_ops_as_one_program(
     onp.testing.assert_allclose(values, (onp.tanh(2 * X) + 1).sum(), rtol=1e-5)
 
 
+def test_a_repeated_read_runs_a_hybridized_block_and_its_loss_as_one_program():
+    net = _net()
+    want_loss, _, want_grads = _oracle(_params(net))
+    tape_programs = lambda: mx.npx.compile_stats()["by_kind"].get("tape", 0)  # noqa: E731
+    counts = []
+    for _ in range(4):
+        before = tape_programs()
+        with autograd.record():
+            loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
+            _close(float(loss), want_loss)  # the block and the four loss ops run, each with its VJP
+        loss.backward()
+        counts.append(tape_programs() - before)
+        for p, g in zip(net.collect_params().values(), want_grads):
+            _close(p.grad(), g)
+    assert counts == [0, 1, 0, 0]  # node by node at the first sighting, then one program, compiled once
+
+
 @pytest.mark.parametrize("hybridize", [True, False])
 def test_a_loss_read_inside_record_at_every_step_trains_alike_and_compiles_once(hybridize):
     """Reading the loss before backward (as a loop printing it does) runs the region's ops with

@@ -224,16 +224,17 @@ def _todo(nodes: Sequence[Node]) -> list[Node]:
     return sorted(todo, key=seq_of)
 
 
-_READS = _bulk.Sightings()  # structures of deferred imperative ops read before backward (see materialize)
+_READS = _bulk.Sightings()  # structures of deferred nodes read before backward (see materialize)
 
 
 def materialize(nodes: Sequence[Node]) -> None:
     """Run these deferred nodes and the deferred nodes they read, oldest first, as ordinary nodes,
     each with its own VJP (a read of a lazy value before ``backward``, or a backward that needs
-    each node's VJP).  Imperative ops whose structure has been seen before (bulk execution's rule,
+    each node's VJP).  Nodes whose structure has been seen before (bulk execution's rule,
     ``Sightings``) run as ONE program that returns every node's values and VJP residuals -- a
-    program per op costs a dispatch each -- from the compile cache; otherwise each node runs its
-    own compiled forward-with-VJP, programs every structure shares."""
+    program per op costs a dispatch each -- from the compile cache, a hybridized block's node among
+    them; otherwise each node runs its own compiled forward-with-VJP, programs every structure
+    shares."""
     with LOCK:
         todo = []
         for node in _todo(nodes):
@@ -241,7 +242,7 @@ def materialize(nodes: Sequence[Node]) -> None:
                 node.fused.run()
             elif node.deferred:  # (not computed by such a program run for an earlier node)
                 todo.append(node)
-        if len(todo) > 1 and all(node.repeat for node in todo) and _run_together(todo):
+        if len(todo) > 1 and _run_together(todo):
             return
         for node in todo:
             datas = tuple(x.to_jax() if d is LAZY_INPUT else d for x, d in zip(node.inputs, node.datas))
