@@ -756,3 +756,48 @@ def test_pending_backward_runs_with_an_update_in_one_program():
         onp.testing.assert_allclose(onp.asarray(new), old - 0.5 * g, rtol=1e-5, atol=1e-6)
     for p, g in zip(params, want):  # the gradients are there too, as after a plain backward
         onp.testing.assert_allclose(p.grad().asnumpy(), g, rtol=1e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- computed nodes' backward as one program
+
+_CHAINS = {  # name: (mx function of (a, b), the same in jnp): leaves and outputs used several times, split
+    "leaf twice": (lambda a, b: (np.tanh(a) * a).sum(), lambda a, b: (jnp.tanh(a) * a).sum()),
+    "output thrice": (lambda a, b: (lambda t: (t * t + t).sum())(np.tanh(a)),
+                      lambda a, b: (lambda t: (t * t + t).sum())(jnp.tanh(a))),
+    "split": (lambda a, b: (lambda p, q: (p * 2 + q ** 2).sum())(*np.split(a, 2, axis=1)),
+              lambda a, b: (lambda p, q: (p * 2 + q ** 2).sum())(*jnp.split(a, 2, axis=1))),
+    "split, one part unused": (lambda a, b: (np.split(a, 2, axis=1)[0] * 3).sum(),
+                               lambda a, b: (jnp.split(a, 2, axis=1)[0] * 3).sum()),
+    "two variables": (lambda a, b: (np.dot(a, b) + b.sum()).mean(), lambda a, b: (jnp.dot(a, b) + b.sum()).mean()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CHAINS))
+@pytest.mark.parametrize("how", ["read before backward", "bulk execution off"])
+def test_the_backward_of_computed_nodes_is_one_program_with_jax_grads(name, how):
+    """Nodes that ran with their VJPs (a value read before backward; bulk execution off) are
+    differentiated by one program from the second time their structure is seen, with
+    jax.grad's gradients every time."""
+    mx_fn, jnp_fn = _CHAINS[name]
+    a0 = onp.linspace(-1, 1, 12).reshape(3, 4)
+    b0 = onp.linspace(0.5, -0.5, 8).reshape(4, 2)
+    want = jax.grad(jnp_fn, argnums=(0, 1))(a0.astype(onp.float32), b0.astype(onp.float32))
+    previous = mx.engine.set_imperative_bulk(how == "read before backward")
+    try:
+        tape = lambda: mx.npx.compile_stats()["by_kind"].get("tape", 0)  # noqa: E731
+        counts = []
+        for _ in range(3):
+            a, b = _var(a0, "float32"), _var(b0, "float32")
+            before = tape()
+            with ag.record():
+                head = mx_fn(a, b)
+                if how == "read before backward":
+                    float(head)
+            head.backward()
+            counts.append(tape() - before)
+            _close(a.grad, want[0], rtol=1e-5, atol=1e-6)
+            _close(b.grad, onp.zeros_like(b0) if name != "two variables" else want[1], rtol=1e-5, atol=1e-6)
+    finally:
+        mx.engine.set_imperative_bulk(previous["enabled"])
+    # compiled at the second sighting (the backward's program; with a read, the read's too), then reused
+    assert counts == [0, 2 if how == "read before backward" else 1, 0]

@@ -1,5 +1,6 @@
-"""The backward pass over the tape: cotangents from the heads to the variables, node by node,
-or a deferred region as one compiled program (``plan``), or lazily (``pending``); with
+"""The backward pass over the tape: cotangents from the heads to the variables, node by node or
+all of them as one program (``chain``), or a deferred region as one compiled program (``plan``),
+or lazily (``pending``); with
 ``create_graph`` the gradients are recorded themselves, for higher derivatives.
 ``mx.autograd``'s ``backward`` and ``grad`` are its callers."""
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .. import _config
 from .._ndarray import NDArray
 from ..base import MXNetError
 from ..device import made_on
+from . import chain
 from .ints import vjp_of
 from .nodes import Leaf, Node, apply_vjp, clear_caches, materialize, seq_of
 from .pending import defer_backward
@@ -127,6 +129,12 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
                 cts.add(entry, ct)
             done = {id(n) for n in deferred}
             nodes = [n for n in nodes if id(n) not in done]
+    if not create_graph:  # nodes that ran with their VJPs (a read before backward): one program
+        found = chain.chain_backward(nodes, cts.outputs, retain_graph)
+        if found is not None:
+            for leaf, ct in found:
+                cts.add(leaf, ct)
+            return cts.leaves
     for node in nodes:
         outs = [cts.outputs.pop((id(node), i), None) for i in range(len(node.out_avals))]
         if all(c is None for c in outs):
@@ -161,6 +169,7 @@ def _clear_caches() -> None:
     clear_caches()
     _GRAD_FNS.clear()
     _SIGHTINGS.clear()
+    chain.clear()
 
 
 _config.on_drop_compiled(_clear_caches)
