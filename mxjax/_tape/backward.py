@@ -1,8 +1,7 @@
 """The backward pass over the tape: cotangents from the heads to the variables, node by node or
 all of them as one program (``chain``), or a deferred region as one compiled program (``plan``),
-or lazily (``pending``); with
-``create_graph`` the gradients are recorded themselves, for higher derivatives.
-``mx.autograd``'s ``backward`` and ``grad`` are its callers."""
+or lazily (``pending``); with ``create_graph`` the gradients are recorded themselves, for higher
+derivatives.  ``mx.autograd``'s ``backward`` and ``grad`` are its callers."""
 from __future__ import annotations
 
 import functools
@@ -129,7 +128,7 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
                 cts.add(entry, ct)
             done = {id(n) for n in deferred}
             nodes = [n for n in nodes if id(n) not in done]
-    if not create_graph:  # nodes that ran with their VJPs (a read before backward): one program
+    if not create_graph:  # nodes that ran with their VJPs (a read before backward, bulk off): one program
         found = chain.chain_backward(nodes, cts.outputs, retain_graph)
         if found is not None:
             for leaf, ct in found:

@@ -44,7 +44,10 @@ def chain_backward(nodes: list[Node], outputs: dict, retain_graph: bool) -> list
                     leaves.append(entry)
                 targets.append((-1, t))
             else:
-                target = (position[id(entry[0])], entry[1])
+                k_in = position.get(id(entry[0]))
+                if k_in is None:  # (a node not listed: left to the node-by-node backward)
+                    return None
+                target = (k_in, entry[1])
                 flowing.add(target)
                 targets.append(target)
         steps.append((k, node.out_avals, node.multi, tuple(targets)))

@@ -159,6 +159,4 @@ def _alias(x: NDArray) -> NDArray:
     return alias
 
 
-
-
 use_native()
