@@ -13,6 +13,7 @@ import numpy as onp
 
 from ._invoke import invoke
 from .base import MXNetTypeError
+from .graph.bulk import operator_method
 from .operator import get_op
 
 def binary(name: str, reflected: bool = False) -> Any:
@@ -38,7 +39,7 @@ def binary(name: str, reflected: bool = False) -> Any:
                     return other
             return invoke(op, (self, other), None, type(self))
     method.__name__ = name
-    return method
+    return operator_method(op, method, 2, reflected)
 
 
 def inplace(name: str) -> Any:
@@ -72,7 +73,7 @@ def unary(name: str) -> Any:
     def method(self: "Operators") -> Any:
         return invoke(op, (self,), None, type(self))
     method.__name__ = name
-    return method
+    return operator_method(op, method, 1)
 
 
 _SCALARS = (int, float, bool, complex, onp.generic)

@@ -34,6 +34,7 @@ def configure(array_type: type) -> None:
     global _array_type
     _array_type = array_type
     _bulk.configure(array_type, op_error, lambda op, inputs, params: infer_outputs(op, _avals(inputs), params, inputs))
+    _bulk.configure_methods(_handler, globals())
 
 
 # A handler object with ``invoke(op, inputs, params, out_cls)``: set by autograd /

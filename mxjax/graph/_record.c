@@ -5,6 +5,8 @@
  * what lets a chain of small imperative ops keep up with eager frameworks.  The segment's lock
  * is held while the segment changes, as in Python: reading a leaf's ``aval`` or inferring a new
  * op's outputs runs Python code, during which another thread may try to run this segment.
+ *
+ * Also the array operators' fast path (``OpMethod``, below): ``x * 2`` recorded in one C call.
  */
 #include "_slots.h"
 
@@ -356,40 +358,24 @@ done:
     return result;
 }
 
-static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
-    if (argc != 6) {
-        PyErr_SetString(PyExc_TypeError, "record(segment, op, fn, inputs, params, out_cls) takes 6 arguments");
-        return NULL;
-    }
-    if (!configured()) return NULL;
-    PyObject *segment = argv[0], *inputs = argv[3], *out_cls = argv[5];
-    if (!PyType_Check(out_cls)) {
-        PyErr_SetString(PyExc_TypeError, "record: out_cls must be a class");
-        return NULL;
-    }
-    PyObject *tuple = PySequence_Tuple(inputs);
-    if (tuple == NULL) return NULL;
+/* record() on a tuple of inputs: the lock taken around record_locked, the segment run when full. */
+static PyObject *record_tuple(PyObject *segment, PyObject *op, PyObject *fn, PyObject *tuple, PyObject *params,
+                              PyTypeObject *out_cls) {
     int segment_fast = segment_slots && (PyObject *)Py_TYPE(segment) == segment_type;
     PyObject *lock = SGET(segment, S_LOCK);
-    if (lock == NULL) {
-        Py_DECREF(tuple);
-        return NULL;
-    }
+    if (lock == NULL) return NULL;
     PyObject *got = PyObject_CallMethodNoArgs(lock, s_acquire);
     if (got == NULL) {
         Py_DECREF(lock);
-        Py_DECREF(tuple);
         return NULL;
     }
     Py_DECREF(got);
     int full = 0;
-    PyObject *result = record_locked(segment, segment_fast, argv[1], argv[2], tuple, argv[4], (PyTypeObject *)out_cls,
-                                     &full);
+    PyObject *result = record_locked(segment, segment_fast, op, fn, tuple, params, out_cls, &full);
     PyObject *type, *value, *traceback; /* the failure, if any, kept across the release */
     PyErr_Fetch(&type, &value, &traceback);
     PyObject *released = PyObject_CallMethodNoArgs(lock, s_release);
     Py_DECREF(lock);
-    Py_DECREF(tuple);
     if (released == NULL) {
         Py_XDECREF(type);
         Py_XDECREF(value);
@@ -414,12 +400,229 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
     return result;
 }
 
+static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 6) {
+        PyErr_SetString(PyExc_TypeError, "record(segment, op, fn, inputs, params, out_cls) takes 6 arguments");
+        return NULL;
+    }
+    if (!configured()) return NULL;
+    PyObject *out_cls = argv[5];
+    if (!PyType_Check(out_cls)) {
+        PyErr_SetString(PyExc_TypeError, "record: out_cls must be a class");
+        return NULL;
+    }
+    PyObject *tuple = PySequence_Tuple(argv[3]);
+    if (tuple == NULL) return NULL;
+    PyObject *result = record_tuple(argv[0], argv[1], argv[2], tuple, argv[4], (PyTypeObject *)out_cls);
+    Py_DECREF(tuple);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------ operator methods
+ *
+ * An array's Python operators (``x * 2``, ``x + y``, ``-x``) as one C call: what
+ * ``_array_operators``' method, ``_invoke.invoke`` and ``invoke_eager`` do for the common case --
+ * an array and a Python float or int, or two arrays, no profiler hook, no autograd or deferred
+ * compute handler, bulk execution on, the op's parameterless callable compiled -- recorded straight
+ * into the thread's segment.  Every other case, and an op the segment cannot take, calls the
+ * Python method (``fallback``), which stays the reference.  The type is a method descriptor
+ * (Py_TPFLAGS_METHOD_DESCRIPTOR): the interpreter calls it with the array first, binding nothing.
+ */
+static PyObject *handler_var, *hook_globals, *bulk_settings, *bulk_local;
+static PyObject *s_profile_hook, *s_enabled, *s_bound, *s_pure, *s_name, *s_qualname, *s_doc;
+static int methods_on;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *op, *fallback;
+    int arity, reflected;
+    vectorcallfunc vectorcall;
+} OpMethod;
+
+/* The segment of this thread when the fast path may record (a new reference), else NULL with no
+ * exception set. */
+static PyObject *fast_segment(void) {
+    if (!methods_on || handler_var == NULL) return NULL;
+    PyObject *hook = PyDict_GetItemWithError(hook_globals, s_profile_hook); /* borrowed */
+    if (hook != NULL && hook != Py_None) return NULL;
+    PyObject *handler = NULL;
+    if (PyContextVar_Get(handler_var, NULL, &handler) < 0) goto clear;
+    if (handler != NULL && handler != Py_None) {
+        Py_DECREF(handler);
+        return NULL;
+    }
+    Py_XDECREF(handler);
+    PyObject *enabled = PyDict_GetItemWithError(bulk_settings, s_enabled); /* borrowed */
+    if (enabled != Py_True) goto clear;
+    PyObject *segment = PyObject_GetAttr(bulk_local, s_segment); /* none yet: the Python path makes it */
+    if (segment == NULL || (PyObject *)Py_TYPE(segment) != segment_type) {
+        Py_XDECREF(segment);
+        goto clear;
+    }
+    return segment;
+clear:
+    PyErr_Clear();
+    return NULL;
+}
+
+/* The op's compiled callable without parameters, if it can be recorded (a new reference), else NULL. */
+static PyObject *fast_callable(PyObject *op) {
+    PyObject *bound = PyObject_GetAttr(op, s_bound);
+    if (bound == NULL || !PyDict_Check(bound)) {
+        Py_XDECREF(bound);
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *fn = PyDict_GetItemWithError(bound, empty_tuple); /* borrowed */
+    Py_XINCREF(fn);
+    Py_DECREF(bound);
+    if (fn == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *pure = PyObject_GetAttr(fn, s_pure);
+    if (pure == NULL || pure == Py_None) {
+        Py_XDECREF(pure);
+        Py_DECREF(fn);
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_DECREF(pure);
+    return fn;
+}
+
+/* The recorded output(s), NULL on an error, or Py_None where the Python method must run. */
+static PyObject *fast_record(OpMethod *m, PyObject *const *args) {
+    PyObject *self = args[0];
+    if (!PyObject_TypeCheck(self, (PyTypeObject *)array_type)) Py_RETURN_NONE;
+    PyObject *inputs;
+    if (m->arity == 2) {
+        PyObject *other = args[1];
+        if (!(PyFloat_CheckExact(other) || PyLong_CheckExact(other) ||
+              PyObject_TypeCheck(other, (PyTypeObject *)array_type)))
+            Py_RETURN_NONE;
+        inputs = m->reflected ? PyTuple_Pack(2, other, self) : PyTuple_Pack(2, self, other);
+    } else {
+        inputs = PyTuple_Pack(1, self);
+    }
+    if (inputs == NULL) return NULL;
+    PyObject *result = Py_NewRef(Py_None), *segment = fast_segment(), *fn = NULL;
+    if (segment != NULL && (fn = fast_callable(m->op)) != NULL) {
+        Py_SETREF(result, record_tuple(segment, m->op, fn, inputs, Py_None, Py_TYPE(self)));
+    }
+    Py_XDECREF(fn);
+    Py_XDECREF(segment);
+    Py_DECREF(inputs);
+    return result;
+}
+
+static PyObject *op_method_call(OpMethod *m, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == m->arity && array_type != NULL) {
+        PyObject *result = fast_record(m, args);
+        if (result != Py_None) return result;
+        Py_DECREF(result);
+    }
+    return PyObject_Vectorcall(m->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *op_method_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+static void op_method_dealloc(OpMethod *m) {
+    Py_XDECREF(m->op);
+    Py_XDECREF(m->fallback);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static PyObject *op_method_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *op, *fallback;
+    int arity, reflected = 0;
+    static char *names[] = {"op", "fallback", "arity", "reflected", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOi|p:OpMethod", names, &op, &fallback, &arity, &reflected))
+        return NULL;
+    if (!PyCallable_Check(fallback) || (arity != 1 && arity != 2) || (reflected && arity != 2)) {
+        PyErr_SetString(PyExc_TypeError, "OpMethod(op, fallback, arity, reflected): a callable, arity 1 or 2, "
+                                         "reflected only for arity 2");
+        return NULL;
+    }
+    OpMethod *m = (OpMethod *)type->tp_alloc(type, 0);
+    if (m == NULL) return NULL;
+    m->op = Py_NewRef(op);
+    m->fallback = Py_NewRef(fallback);
+    m->arity = arity;
+    m->reflected = reflected;
+    m->vectorcall = (vectorcallfunc)op_method_call;
+    return (PyObject *)m;
+}
+
+/* __name__, __qualname__, __doc__ and __wrapped__ are the Python method's (inspect, help and
+ * Sphinx see that function). */
+static PyObject *op_method_attr(OpMethod *m, void *name) {
+    return PyObject_GetAttr(m->fallback, *(PyObject **)name);
+}
+
+static PyObject *op_method_wrapped(OpMethod *m, void *closure) { return Py_NewRef(m->fallback); }
+
+static PyGetSetDef op_method_getset[] = {
+    {"__name__", (getter)op_method_attr, NULL, NULL, &s_name},
+    {"__qualname__", (getter)op_method_attr, NULL, NULL, &s_qualname},
+    {"__doc__", (getter)op_method_attr, NULL, NULL, &s_doc},
+    {"__wrapped__", (getter)op_method_wrapped, NULL, "the Python method this one stands for", NULL},
+    {NULL},
+};
+
+static PyObject *op_method_repr(OpMethod *m) { return PyUnicode_FromFormat("<operator method %R>", m->fallback); }
+
+static PyTypeObject OpMethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mxjax.graph._record.OpMethod",
+    .tp_basicsize = sizeof(OpMethod),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "OpMethod(op, fallback, arity, reflected=False): an array operator recorded in C, else ``fallback``.",
+    .tp_new = op_method_new,
+    .tp_dealloc = (destructor)op_method_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(OpMethod, vectorcall),
+    .tp_descr_get = op_method_get,
+    .tp_getset = op_method_getset,
+    .tp_repr = (reprfunc)op_method_repr,
+};
+
+static PyObject *configure_methods(PyObject *self, PyObject *args) {
+    PyObject *var, *globals, *settings, *local;
+    if (!PyArg_ParseTuple(args, "OO!O!O:configure_methods", &var, &PyDict_Type, &globals, &PyDict_Type, &settings,
+                          &local))
+        return NULL;
+    if (!PyContextVar_CheckExact(var)) {
+        PyErr_SetString(PyExc_TypeError, "configure_methods: the handler must be a ContextVar");
+        return NULL;
+    }
+    Py_INCREF(var); Py_XSETREF(handler_var, var);
+    Py_INCREF(globals); Py_XSETREF(hook_globals, globals);
+    Py_INCREF(settings); Py_XSETREF(bulk_settings, settings);
+    Py_INCREF(local); Py_XSETREF(bulk_local, local);
+    Py_RETURN_NONE;
+}
+
+static PyObject *use_methods(PyObject *self, PyObject *flag) {
+    int on = PyObject_IsTrue(flag);
+    if (on < 0) return NULL;
+    methods_on = on;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(array_type, pending_type, segment_type, arrayimpl_type, inferred, infer_missing): the classes record "
      "works with, graph.bulk's table of inferred outputs and the function that fills a missing entry."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
      "record(segment, op, fn, inputs, params, out_cls): graph.bulk.record, in C."},
+    {"configure_methods", configure_methods, METH_VARARGS,
+     "configure_methods(handler_var, invoke_globals, settings, local): what OpMethod checks before recording: "
+     "invoke's handler variable and module globals (its profiler hook), bulk execution's settings and its "
+     "thread-local segment."},
+    {"use_methods", use_methods, METH_O, "use_methods(flag): whether OpMethod records (else it always falls back)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -432,10 +635,19 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_leaves, "leaves"}, {&s_handles, "handles"}, {&s_nodes, "nodes"}, {&s_cap, "cap"}, {&s_run, "run"},
         {&s_var, "_var"}, {&s_data, "_data"}, {&s_ag, "_ag"}, {&s_dc, "_dc"}, {&s_segment, "segment"},
         {&s_index, "index"}, {&s_aval, "aval"}, {&s_value, "value"}, {&s_error, "error"}, {&s_owner, "owner"},
-        {&s_sharers, "sharers"}, {&s_source, "source"},
+        {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_profile_hook, "_profile_hook"},
+        {&s_enabled, "enabled"}, {&s_bound, "_bound"}, {&s_pure, "pure"}, {&s_name, "__name__"},
+        {&s_qualname, "__qualname__"}, {&s_doc, "__doc__"},
     };
     if (intern_names(names, sizeof(names) / sizeof(names[0])) < 0) return NULL;
     empty_tuple = PyTuple_New(0);
     if (empty_tuple == NULL) return NULL;
-    return PyModule_Create(&module);
+    if (PyType_Ready(&OpMethodType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddObjectRef(m, "OpMethod", (PyObject *)&OpMethodType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -43,7 +43,7 @@ from .recorded import compiled, evaluate
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "record_python", "settings",
-           "configure", "use_native"]
+           "configure", "configure_methods", "operator_method", "use_native"]
 
 _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
@@ -391,7 +391,29 @@ except ImportError:
 
 def use_native(enabled: bool = True) -> bool:
     """Record ops with the C recorder (where it was built) or with :func:`record_python`; returns
-    whether the C one is now in use.  Both do the same, the C one in a fraction of the time."""
+    whether the C one is now in use.  Both do the same, the C one in a fraction of the time.
+    (Off, the operator methods of :func:`operator_method` run their Python twins too.)"""
     global record
     record = _native.record if enabled and _native is not None and _array_type is not type(None) else record_python
+    if _native is not None:
+        _native.use_methods(record is not record_python)
     return record is not record_python
+
+
+def configure_methods(handler: Any, invoke_globals: dict) -> None:
+    """Called once by the invoke layer: what an :func:`operator_method` checks before it records --
+    the context variable holding autograd's or deferred compute's handler, and the module globals
+    holding the profiler's hook (``_profile_hook``); either set, the method runs its Python twin."""
+    if _native is not None:
+        _native.configure_methods(handler, invoke_globals, _settings, _local)
+
+
+def operator_method(op: Any, method: Callable[..., Any], arity: int, reflected: bool = False) -> Any:
+    """``method`` -- an array operator that invokes ``op`` on ``(self, other)`` (``(other, self)``
+    when ``reflected``) or on ``(self,)`` (``arity`` 1), without parameters, giving ``type(self)``
+    -- as one C call where the C recorder was built: an array and a Python float or int, or two
+    arrays, recorded into this thread's segment without running Python; any other case calls
+    ``method``.  Where the C recorder was not built, ``method`` itself."""
+    if _native is None:
+        return method
+    return _native.OpMethod(op, method, arity, reflected)

@@ -198,6 +198,48 @@ def test_imperative_ops_on_weights_before_a_donating_update():
     assert abs(norm.item() - (w_before ** 2).sum()) < 1e-4
 
 
+_OPERATORS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+              "/": lambda a, b: a / b, "**": lambda a, b: a ** b, "<": lambda a, b: a < b,
+              "==": lambda a, b: a == b, "r-": lambda a, b: b - a, "r/": lambda a, b: b / a}
+
+
+@pytest.mark.parametrize("module", ["np", "nd"])
+@pytest.mark.parametrize("operand", ["float", "int", "bool", "float32 scalar", "int64 scalar", "int array",
+                                     "float array"])
+def test_operators_give_the_eager_values_and_dtypes_for_every_operand(module, operand, recorder):
+    """``x op other`` for each operator and kind of operand: the value and dtype of the same
+    expression with bulk execution off; a Python float or int, or an array, is held back."""
+    make = np.array if module == "np" else mx.nd.array
+    x = make(onp.array([1.5, 2.0, 4.0], dtype="float32"))
+    other = {"float": 2.5, "int": 2, "bool": True, "float32 scalar": onp.float32(2.5),
+             "int64 scalar": onp.int64(3), "int array": make(onp.array([1, 2, 3], dtype="int32")),
+             "float array": make(onp.array([0.5, 2.0, 1.0], dtype="float32"))}[operand]
+    for name, fn in _OPERATORS.items():
+        got = fn(x, other)
+        if operand in ("float", "int", "float array"):
+            assert _is_held(got), name
+        previous = engine.set_imperative_bulk(False)
+        try:
+            want = fn(x, other)
+        finally:
+            engine.set_imperative_bulk(previous["enabled"])
+        assert type(got) is type(want) and got.dtype == want.dtype, (name, got.dtype, want.dtype)
+        onp.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=name)
+    assert (-x).asnumpy().tolist() == [-1.5, -2.0, -4.0]
+
+
+def test_an_operator_method_reads_as_the_python_method_it_stands_for():
+    """``help``, ``inspect`` and docs see the operator's Python function (whichever recorder runs it)."""
+    import inspect
+    method = np.ndarray.__mul__
+    assert method.__name__ == "multiply" and list(inspect.signature(method).parameters) == ["self", "other"]
+    x = np.array(onp.ones(2, dtype="float32"))
+    bound = x.__mul__
+    assert bound.__self__ is x and bound(3).asnumpy().tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError):
+        x.__mul__()
+
+
 _UNARY = [("tanh", lambda x: np.tanh(x), onp.tanh), ("exp", lambda x: np.exp(x * 0.1), lambda v: onp.exp(v * 0.1)),
           ("abs", lambda x: np.abs(x), onp.abs), ("neg", lambda x: -x, lambda v: -v),
           ("sum0", lambda x: x.sum(axis=0, keepdims=True) + x, lambda v: v.sum(axis=0, keepdims=True) + v),
