@@ -17,6 +17,7 @@ from ._config import default_float_dtype
 from ._rng import next_key
 from ._ndarray import NDArray
 from ._invoke import invoke, invoke_on, tracing_graph
+from .graph.bulk import try_record
 from .operator import OpDef, get_op
 
 __all__ = ["make_function", "store_out", "create", "place"]
@@ -59,6 +60,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     fast = (not op.variadic and not op.needs_key and fixed_params is not None
             and not {"out", "device", "ctx", *ignored} & set(fixed))
     fast_params = fixed_params or None
+    fast_key = tuple(fast_params.items()) if fast_params else ()  # OpDef.bind's cache key
     tail_defaults = [tuple(op.input_defaults[k] for k in inputs[n:]) if all(
         k in op.input_defaults for k in inputs[n:]) else None for n in range(lead + 1)]
 
@@ -73,6 +75,10 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
         if out is None and len(args) <= lead and tail_defaults[len(args)] is not None:
             # arrays positionally: parameters fixed by the namespace, or bound before for these keywords
             if not kwargs:
+                if fast:  # the common call, recorded in one C call where nothing asks for more
+                    result = try_record(op, args + tail_defaults[len(args)], fast_params, fast_key, get_cls())
+                    if result is not None:
+                        return result
                 known, params = fast, fast_params
             else:
                 key = _keyword_key(len(args), kwargs) if cacheable else None

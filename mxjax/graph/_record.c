@@ -465,15 +465,16 @@ clear:
     return NULL;
 }
 
-/* The op's compiled callable without parameters, if it can be recorded (a new reference), else NULL. */
-static PyObject *fast_callable(PyObject *op) {
+/* The op's compiled callable for the parameters keyed ``bind_key`` (``OpDef.bind``'s cache key), if
+ * it was compiled and can be recorded (a new reference), else NULL with no exception set. */
+static PyObject *fast_callable(PyObject *op, PyObject *bind_key) {
     PyObject *bound = PyObject_GetAttr(op, s_bound);
     if (bound == NULL || !PyDict_Check(bound)) {
         Py_XDECREF(bound);
         PyErr_Clear();
         return NULL;
     }
-    PyObject *fn = PyDict_GetItemWithError(bound, empty_tuple); /* borrowed */
+    PyObject *fn = PyDict_GetItemWithError(bound, bind_key); /* borrowed */
     Py_XINCREF(fn);
     Py_DECREF(bound);
     if (fn == NULL) {
@@ -491,6 +492,18 @@ static PyObject *fast_callable(PyObject *op) {
     return fn;
 }
 
+/* ``op`` on ``inputs`` (a tuple) recorded when nothing asks for the Python path: the output(s), NULL
+ * on an error, or Py_None (a new reference) where the caller must take the Python path. */
+static PyObject *fast_record_inputs(PyObject *op, PyObject *inputs, PyObject *params, PyObject *bind_key,
+                                    PyTypeObject *out_cls) {
+    PyObject *result = Py_NewRef(Py_None), *segment = fast_segment(), *fn = NULL;
+    if (segment != NULL && (fn = fast_callable(op, bind_key)) != NULL)
+        Py_SETREF(result, record_tuple(segment, op, fn, inputs, params, out_cls));
+    Py_XDECREF(fn);
+    Py_XDECREF(segment);
+    return result;
+}
+
 /* The recorded output(s), NULL on an error, or Py_None where the Python method must run. */
 static PyObject *fast_record(OpMethod *m, PyObject *const *args) {
     PyObject *self = args[0];
@@ -506,12 +519,7 @@ static PyObject *fast_record(OpMethod *m, PyObject *const *args) {
         inputs = PyTuple_Pack(1, self);
     }
     if (inputs == NULL) return NULL;
-    PyObject *result = Py_NewRef(Py_None), *segment = fast_segment(), *fn = NULL;
-    if (segment != NULL && (fn = fast_callable(m->op)) != NULL) {
-        Py_SETREF(result, record_tuple(segment, m->op, fn, inputs, Py_None, Py_TYPE(self)));
-    }
-    Py_XDECREF(fn);
-    Py_XDECREF(segment);
+    PyObject *result = fast_record_inputs(m->op, inputs, Py_None, empty_tuple, Py_TYPE(self));
     Py_DECREF(inputs);
     return result;
 }
@@ -589,6 +597,15 @@ static PyTypeObject OpMethodType = {
     .tp_repr = (reprfunc)op_method_repr,
 };
 
+static PyObject *try_record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 5) {
+        PyErr_SetString(PyExc_TypeError, "try_record(op, inputs, params, bind_key, out_cls) takes 5 arguments");
+        return NULL;
+    }
+    if (array_type == NULL || !PyTuple_Check(argv[1]) || !PyType_Check(argv[4])) Py_RETURN_NONE;
+    return fast_record_inputs(argv[0], argv[1], argv[2], argv[3], (PyTypeObject *)argv[4]);
+}
+
 static PyObject *configure_methods(PyObject *self, PyObject *args) {
     PyObject *var, *globals, *settings, *local;
     if (!PyArg_ParseTuple(args, "OO!O!O:configure_methods", &var, &PyDict_Type, &globals, &PyDict_Type, &settings,
@@ -622,6 +639,10 @@ static PyMethodDef methods[] = {
      "configure_methods(handler_var, invoke_globals, settings, local): what OpMethod checks before recording: "
      "invoke's handler variable and module globals (its profiler hook), bulk execution's settings and its "
      "thread-local segment."},
+    {"try_record", (PyCFunction)(void (*)(void))try_record, METH_FASTCALL,
+     "try_record(op, inputs, params, bind_key, out_cls): what OpMethod does for an op called with "
+     "``params`` (``bind_key``: OpDef.bind's key for them) on the tuple ``inputs``: the recorded output(s), or None "
+     "where the caller must take the Python path (invoke)."},
     {"use_methods", use_methods, METH_O, "use_methods(flag): whether OpMethod records (else it always falls back)."},
     {NULL, NULL, 0, NULL},
 };

@@ -43,7 +43,7 @@ from .recorded import compiled, evaluate
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "record_python", "settings",
-           "configure", "configure_methods", "operator_method", "use_native"]
+           "configure", "configure_methods", "operator_method", "try_record", "use_native"]
 
 _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
@@ -406,6 +406,18 @@ def configure_methods(handler: Any, invoke_globals: dict) -> None:
     holding the profiler's hook (``_profile_hook``); either set, the method runs its Python twin."""
     if _native is not None:
         _native.configure_methods(handler, invoke_globals, _settings, _local)
+
+
+def _no_fast_path(op: Any, inputs: tuple, params: dict | None, bind_key: tuple, out_cls: type) -> None:
+    """:data:`try_record` where the C recorder was not built: always the caller's own path."""
+    return None
+
+
+# try_record(op, inputs, params, bind_key, out_cls): ``op`` with ``params`` (``bind_key``, OpDef.bind's
+# cache key for them) on the tuple ``inputs``, recorded in one C call where nothing asks for the
+# Python path (the checks an operator_method makes): the lazy output(s), or None, where the caller
+# goes through ``invoke`` as usual.  A front-end function's common call takes it.
+try_record: Callable[..., Any] = _native.try_record if _native is not None else _no_fast_path
 
 
 def operator_method(op: Any, method: Callable[..., Any], arity: int, reflected: bool = False) -> Any:

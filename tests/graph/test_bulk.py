@@ -228,6 +228,26 @@ def test_operators_give_the_eager_values_and_dtypes_for_every_operand(module, op
     assert (-x).asnumpy().tolist() == [-1.5, -2.0, -4.0]
 
 
+def test_namespace_functions_called_with_arrays_only_give_eager_results(recorder):
+    """``np.tanh(x)``, ``np.multiply(x, 2)``, ``npx.relu(x)``, ``x.sum()`` (the common call, one C call with the
+    C recorder), and the calls it leaves to Python (a list, keywords, ``out=``): eager's values and dtypes."""
+    x = np.array(onp.array([[-1.5, 2.0], [0.5, -4.0]], dtype="float32"))
+    calls = [lambda: np.tanh(x), lambda: np.multiply(x, 2), lambda: np.add(1, x), lambda: npx.relu(x),
+             lambda: x.sum(), lambda: np.maximum(x, [0.0, 1.0]), lambda: np.sum(x, axis=0),
+             lambda: np.exp(x, out=np.zeros((2, 2)))]
+    for i, call in enumerate(calls):
+        got = call()
+        if i < 5:
+            assert _is_held(got), i
+        previous = engine.set_imperative_bulk(False)
+        try:
+            want = call()
+        finally:
+            engine.set_imperative_bulk(previous["enabled"])
+        assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape, i
+        onp.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=str(i))
+
+
 def test_an_operator_method_reads_as_the_python_method_it_stands_for():
     """``help``, ``inspect`` and docs see the operator's Python function (whichever recorder runs it)."""
     import inspect
