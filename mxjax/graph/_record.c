@@ -10,7 +10,7 @@
  */
 #include "_slots.h"
 
-static PyObject *array_type, *pending_type, *arrayimpl_type, *inferred, *infer_missing;
+static PyObject *array_type, *pending_type, *arrayimpl_type, *inferred, *infer_missing, *host_type, *host_leaf;
 static PyObject *s_lock, *s_acquire, *s_release, *s_leaf_refs, *s_leaves, *s_handles, *s_nodes,
     *s_cap, *s_run, *s_var, *s_data, *s_ag, *s_dc, *s_segment, *s_index, *s_aval, *s_value,
     *s_error, *s_owner, *s_sharers, *s_source;
@@ -73,10 +73,12 @@ static int configured(void) {
 }
 
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *a, *p, *seg, *impl, *inf, *missing;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O:configure", &PyType_Type, &a, &PyType_Type, &p, &PyType_Type, &seg,
-                          &PyType_Type, &impl, &PyDict_Type, &inf, &missing))
+    PyObject *a, *p, *seg, *impl, *inf, *missing, *host, *leaf;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OO!O:configure", &PyType_Type, &a, &PyType_Type, &p, &PyType_Type, &seg,
+                          &PyType_Type, &impl, &PyDict_Type, &inf, &missing, &PyType_Type, &host, &leaf))
         return NULL;
+    Py_INCREF(host); Py_XSETREF(host_type, host);
+    Py_INCREF(leaf); Py_XSETREF(host_leaf, leaf);
     Py_INCREF(seg); Py_XSETREF(segment_type, seg);
     segment_slots = 1;
     for (int i = 0; i < S_COUNT; i++) {
@@ -243,6 +245,28 @@ static PyObject *record_locked(PyObject *segment, int segment_fast, PyObject *op
                 continue;
             } else if (x == Py_None) {
                 if (append_input(args, keys, PyTuple_Pack(2, Py_None, Py_None), Py_None) < 0) goto done;
+                continue;
+            } else if (kind == host_type) { /* a NumPy array: a leaf of its own (never a value's source) */
+                PyObject *pair = PyObject_CallOneArg(host_leaf, x);
+                if (pair == NULL) goto done;
+                if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+                    Py_DECREF(pair);
+                    PyErr_SetString(PyExc_TypeError, "bulk record: host_leaf must return (data, aval)");
+                    goto done;
+                }
+                if (leaves == NULL) {
+                    leaf_refs = SGET(segment, S_LEAF_REFS);
+                    leaves = leaf_refs ? SGET(segment, S_LEAVES) : NULL;
+                }
+                PyObject *ref = leaves ? PyLong_FromSsize_t(-1 - PyList_GET_SIZE(leaves)) : NULL;
+                if (ref == NULL || PyList_Append(leaves, PyTuple_GET_ITEM(pair, 0)) < 0) {
+                    Py_XDECREF(ref);
+                    Py_DECREF(pair);
+                    goto done;
+                }
+                int bad = append_input(args, keys, ref, PyTuple_GET_ITEM(pair, 1));
+                Py_DECREF(pair);
+                if (bad) goto done;
                 continue;
             } else {
                 result = Py_NewRef(Py_None);
@@ -631,8 +655,9 @@ static PyObject *use_methods(PyObject *self, PyObject *flag) {
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(array_type, pending_type, segment_type, arrayimpl_type, inferred, infer_missing): the classes record "
-     "works with, graph.bulk's table of inferred outputs and the function that fills a missing entry."},
+     "configure(array_type, pending_type, segment_type, arrayimpl_type, inferred, infer_missing, host_type, host_leaf): "
+     "the classes record works with, graph.bulk's table of inferred outputs and the function that fills a missing "
+     "entry, and NumPy's array class with the function that makes one such input a leaf: (data, aval)."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
      "record(segment, op, fn, inputs, params, out_cls): graph.bulk.record, in C."},
     {"configure_methods", configure_methods, METH_VARARGS,

@@ -31,6 +31,7 @@ import weakref
 from typing import Any, Callable, Sequence
 
 import jax
+import numpy as onp
 from jax._src.array import ArrayImpl
 
 from .. import _config
@@ -49,6 +50,7 @@ _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
 # would start JAX's backend at import: the DataLoader's fork server must not)
 _CONST = (int, float, bool, complex)
+_HostArray = onp.ndarray
 _new, _ref = object.__new__, weakref.ref
 
 
@@ -66,7 +68,7 @@ def configure(array_type: type, op_error: Callable[..., Exception], infer: Calla
     global _array_type, _op_error, _infer
     _array_type, _op_error, _infer = array_type, op_error, infer
     if _native is not None:
-        _native.configure(array_type, Pending, Segment, _ArrayImpl, _INFERRED, _inferred)
+        _native.configure(array_type, Pending, Segment, _ArrayImpl, _INFERRED, _inferred, _HostArray, host_leaf)
         use_native(True)
 
 
@@ -253,6 +255,13 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
                     args.append((None, None))
                     keys.append(None)
                     continue
+                elif kind is _HostArray:  # a NumPy array: a leaf of its own (never a value's source)
+                    data, aval = host_leaf(x)
+                    leaves = segment.leaves
+                    args.append(-1 - len(leaves))
+                    leaves.append(data)
+                    keys.append(aval)
+                    continue
                 else:
                     return None
             leaf_refs = segment.leaf_refs  # a leaf: each array once, however often it is read
@@ -282,6 +291,23 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
     if full:
         segment.run()
     return out
+
+
+_HOST_AVALS: dict = {}  # (shape, dtype) -> the abstract value of a NumPy leaf (ShapedArray costs ~2 us)
+
+
+def host_leaf(x: Any) -> tuple:
+    """A NumPy array input as a leaf: a copy (a write to ``x`` after the op was recorded must not
+    reach it: the program reads its leaves when it runs), and its abstract value, as JAX sees the
+    array with 64-bit types on (the program runs with them on)."""
+    data = x.copy()
+    key = (data.shape, data.dtype)
+    aval = _HOST_AVALS.get(key)
+    if aval is None:
+        if len(_HOST_AVALS) >= 4096:
+            _HOST_AVALS.clear()
+        aval = _HOST_AVALS[key] = jax.core.ShapedArray(data.shape, data.dtype)
+    return data, aval
 
 
 def _output(segment: Segment, handles: list, struct: Any, aval: Any, source: int | None, out_cls: type) -> Any:

@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import mxjax as mx
+from mxjax import _config
 from mxjax import engine, gluon, np, npx
 from mxjax.base import MXNetError
 from mxjax.graph import bulk
+from oracle import compilations
 
 
 def _is_held(x):
@@ -26,6 +28,7 @@ def recorder(request):
     native = request.param == "native"
     if bulk.use_native(native) != native:
         pytest.skip("the C recorder was not built")
+    _config.drop_compiled()  # each variant compiles (and sees each structure) from the start
     yield request.param
     bulk.use_native(True)
 
@@ -246,6 +249,39 @@ def test_namespace_functions_called_with_arrays_only_give_eager_results(recorder
             engine.set_imperative_bulk(previous["enabled"])
         assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape, i
         onp.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=str(i))
+
+
+def test_a_numpy_input_is_recorded_as_it_was_when_the_op_ran(recorder):
+    """A NumPy array given to an op is held back with the op (not run now), as a copy: writing into
+    it before the read does not reach the result; dtypes as eager (float64 NumPy input kept)."""
+    x = np.array(onp.array([1.0, 2.0, 3.0], dtype="float32"))
+    host = onp.array([1.5, 2.0, 3.0])
+    y = x * host
+    z = np.maximum(onp.array([2, 0, 4], dtype="int32"), x)
+    assert _is_held(y) and _is_held(z)
+    host[:] = 100.0
+    assert y.dtype == onp.float64 and y.asnumpy().tolist() == [1.5, 4.0, 9.0]
+    assert z.dtype == onp.float32 and z.asnumpy().tolist() == [2.0, 2.0, 4.0]
+
+
+def test_eager_basic_indexing_is_held_and_compiles_once_per_window_size(recorder):
+    """``x[i]`` and ``x[i:i+2]`` (a window with run-time offsets, given as a NumPy array) are recorded:
+    a loop over every index gives NumPy's values and compiles one program for its segment."""
+    host = onp.arange(24, dtype="float32").reshape(6, 4)
+    x = np.array(host)
+
+    def step(i):
+        row, rows = x[i], x[i:i + 2]
+        assert _is_held(row) and _is_held(rows)
+        return (row * 2).asnumpy(), rows.sum(axis=0).asnumpy()
+    counts = []
+    for i in range(5):
+        with compilations() as made:
+            row, rows = step(i)
+        counts.append(len(made))
+        onp.testing.assert_array_equal(row, host[i] * 2)
+        onp.testing.assert_array_equal(rows, host[i:i + 2].sum(axis=0))
+    assert sum(counts[2:]) == 0 and sum(counts) > 0, counts
 
 
 def test_an_operator_method_reads_as_the_python_method_it_stands_for():
