@@ -18,6 +18,7 @@ from .operator import get_op
 
 __all__ = ["Writes", "SWAP_LOCK", "data_of"]
 
+_GETITEM_WINDOW = get_op("_getitem_window")
 SWAP_LOCK = threading.Lock()  # guards buffer swaps of in-place writes (held for an assignment only)
 
 
@@ -156,16 +157,27 @@ class Writes:
             self._update(lambda current: invoke(op, (current, value, starts), attrs, type(self)), "__setitem__")
             return
         op = get_op("_setitem_mask" if has_mask else "_setitem")
-        self._update(lambda current: invoke(op, (current, value, *arrays), {"key": static}, type(self)),
-                     "__setitem__")
+
+        def compute(current: "Writes") -> "Writes":
+            out = invoke(op, (current, value, *arrays), {"key": static}, type(self))
+            if arrays:  # an index array out of range shows while the program runs: raise before the write lands
+                out.wait_to_read()
+            return out
+        self._update(compute, "__setitem__")
 
     def __getitem__(self, key: Any) -> "Writes":
+        kind = type(key)
+        if (kind is int or kind is slice) and not _invoke.tracing_graph():  # x[i], x[a:b]: straight to the window
+            window = _indexing.leading_window(key, self.shape)
+            if window is not None:
+                starts = onp.array(window[1], dtype=onp.int64)
+                return invoke(_GETITEM_WINDOW, (self, starts), {"layout": window[0]}, type(self))
         static, arrays, has_mask = _indexing.split_key(key, data_of)
         if not has_mask:
             _indexing.check_bounds(static, self.shape, "__getitem__")
         window = self._eager_window(static)
         if window is not None:
-            return invoke(get_op("_getitem_window"), (self, window[1]), {"layout": window[0]}, type(self))
+            return invoke(_GETITEM_WINDOW, (self, window[1]), {"layout": window[0]}, type(self))
         op = get_op("_getitem_mask" if has_mask else "_getitem")
         return invoke(op, (self, *arrays), {"key": static}, type(self))
 

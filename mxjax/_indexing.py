@@ -126,6 +126,28 @@ def check_bounds(static: tuple, shape: tuple, op: str) -> None:
         axis += 1
 
 
+def leading_window(key: Any, shape: tuple) -> tuple[tuple, list] | None:
+    """:func:`window` of a key that is one int or one slice (the common eager ``x[i]``, ``x[a:b]``),
+    without building the key's static form first; None where the general path decides (a 0-d
+    array, an int out of range (its error), a stepped slice, bounds that are not ints)."""
+    if not shape:
+        return None
+    n, rest = shape[0], tuple(shape[1:])
+    zeros = [0] * len(rest)
+    if type(key) is int:
+        if not -n <= key < n:
+            return None
+        return ((1, *rest), (0,), rest), [key + n if key < 0 else key, *zeros]
+    if key.step not in (None, 1) or type(key.start) not in _BOUND_TYPES or type(key.stop) not in _BOUND_TYPES:
+        return None
+    start, stop, _ = key.indices(n)
+    size = max(stop - start, 0)
+    return ((size, *rest), (), (size, *rest)), [start, *zeros]
+
+
+_BOUND_TYPES = (int, type(None))
+
+
 def window(static: tuple, shape: tuple) -> tuple[tuple, list] | None:
     """A basic key (ints, unit-step slices, None, Ellipsis) as a window with run-time start offsets.
 

@@ -255,8 +255,10 @@ def test_eager_basic_indexing_runs_through_windows_with_runtime_offsets():
     values, one program per window size); values and shapes must equal NumPy's for every key form."""
     a = onp.arange(60, dtype="float32").reshape(6, 10)
     x = mx.np.array(a)
-    keys = [0, -1, 5, (2, 3), (slice(1, 4),), (slice(-3, None), slice(None, 2)), (None, 2), (Ellipsis, 7),
-            (slice(4, 100),), (slice(5, 2),), (1, None, slice(2, 5)), ()]
+    keys = [0, -1, 5, -6, (2, 3), (slice(1, 4),), (slice(-3, None), slice(None, 2)), (None, 2), (Ellipsis, 7),
+            (slice(4, 100),), (slice(5, 2),), (1, None, slice(2, 5)), (), slice(1, 4), slice(-3, None),
+            slice(None, 2), slice(4, 100), slice(5, 2), slice(-100, 2), slice(None), slice(1, 5, 2),
+            slice(None, None, -1), onp.int64(2), slice(onp.int64(1), 3)]
     for key in keys:
         got = x[key]
         onp.testing.assert_array_equal(got.asnumpy(), a[key], err_msg=str(key))
@@ -274,6 +276,10 @@ def test_eager_basic_indexing_runs_through_windows_with_runtime_offsets():
         y[1:3] = mx.np.ones(3)
     with pytest.raises(IndexError, match="out of bounds"):
         x[6]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[-7]
+    with pytest.raises(IndexError, match="too many indices"):
+        mx.np.array(3.0)[0]
 
 
 def test_window_indexing_keeps_gradients_and_static_keys_under_hybridize():
