@@ -88,6 +88,10 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
                 arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
                 arrays.extend(tail_defaults[len(args)])
                 if not kwargs or not _makes_new(arrays, False):
+                    if kwargs:  # as the common call above, with the parameters these keywords bound
+                        result = try_record(op, tuple(arrays), params, tuple(params.items()), get_cls())
+                        if result is not None:
+                            return result
                     return invoke(op, arrays, params, get_cls())
         if op.variadic:
             if star:
