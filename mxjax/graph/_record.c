@@ -249,6 +249,10 @@ static PyObject *record_locked(PyObject *segment, int segment_fast, PyObject *op
             } else if (kind == host_type) { /* a NumPy array: a leaf of its own (never a value's source) */
                 PyObject *pair = PyObject_CallOneArg(host_leaf, x);
                 if (pair == NULL) goto done;
+                if (pair == Py_None) { /* not an array a program takes: the op runs now */
+                    result = pair;
+                    goto done;
+                }
                 if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
                     Py_DECREF(pair);
                     PyErr_SetString(PyExc_TypeError, "bulk record: host_leaf must return (data, aval)");
@@ -657,7 +661,8 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(array_type, pending_type, segment_type, arrayimpl_type, inferred, infer_missing, host_type, host_leaf): "
      "the classes record works with, graph.bulk's table of inferred outputs and the function that fills a missing "
-     "entry, and NumPy's array class with the function that makes one such input a leaf: (data, aval)."},
+     "entry, and NumPy's array class with the function that makes one such input a leaf: (data, aval), or None "
+     "where the op must run now."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
      "record(segment, op, fn, inputs, params, out_cls): graph.bulk.record, in C."},
     {"configure_methods", configure_methods, METH_VARARGS,

@@ -256,7 +256,10 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
                     keys.append(None)
                     continue
                 elif kind is _HostArray:  # a NumPy array: a leaf of its own (never a value's source)
-                    data, aval = host_leaf(x)
+                    leaf = host_leaf(x)
+                    if leaf is None:
+                        return None
+                    data, aval = leaf
                     leaves = segment.leaves
                     args.append(-1 - len(leaves))
                     leaves.append(data)
@@ -296,10 +299,13 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
 _HOST_AVALS: dict = {}  # (shape, dtype) -> the abstract value of a NumPy leaf (ShapedArray costs ~2 us)
 
 
-def host_leaf(x: Any) -> tuple:
+def host_leaf(x: Any) -> tuple | None:
     """A NumPy array input as a leaf: a copy (a write to ``x`` after the op was recorded must not
     reach it: the program reads its leaves when it runs), and its abstract value, as JAX sees the
-    array with 64-bit types on (the program runs with them on)."""
+    array with 64-bit types on (the program runs with them on).  None for an array of a kind JAX
+    does not take (strings, objects): the op runs now and reports it."""
+    if x.dtype.kind not in "biufc":
+        return None
     data = x.copy()
     key = (data.shape, data.dtype)
     aval = _HOST_AVALS.get(key)

@@ -264,6 +264,8 @@ def test_a_numpy_input_is_recorded_as_it_was_when_the_op_ran(recorder):
     host[:] = 100.0
     assert y.dtype == onp.float64 and y.asnumpy().tolist() == [1.5, 4.0, 9.0]
     assert z.dtype == onp.float32 and z.asnumpy().tolist() == [2.0, 2.0, 4.0]
+    with pytest.raises(MXNetError, match="add"):  # an array JAX does not take: the op runs now, names itself
+        x + onp.array(["a", "b", "c"])
 
 
 def test_eager_basic_indexing_is_held_and_compiles_once_per_window_size(recorder):
@@ -283,7 +285,7 @@ def test_eager_basic_indexing_is_held_and_compiles_once_per_window_size(recorder
         counts.append(len(made))
         onp.testing.assert_array_equal(row, host[i] * 2)
         onp.testing.assert_array_equal(rows, host[i:i + 2].sum(axis=0))
-    assert sum(counts[2:]) == 0 and sum(counts) > 0, counts
+    assert sum(counts[3:]) == 0 and sum(counts) > 0, counts  # (a structure compiles once it repeats)
 
 
 def test_an_operator_method_reads_as_the_python_method_it_stands_for():
