@@ -297,14 +297,17 @@ def record(segment: Segment, op: Any, fn: Any, inputs: Sequence[Any], params: di
 
 
 _HOST_AVALS: dict = {}  # (shape, dtype) -> the abstract value of a NumPy leaf (ShapedArray costs ~2 us)
+_HOST_LEAF_BYTES = 1 << 16  # a larger NumPy input runs its op now
 
 
 def host_leaf(x: Any) -> tuple | None:
     """A NumPy array input as a leaf: a copy (a write to ``x`` after the op was recorded must not
     reach it: the program reads its leaves when it runs), and its abstract value, as JAX sees the
     array with 64-bit types on (the program runs with them on).  None for an array of a kind JAX
-    does not take (strings, objects): the op runs now and reports it."""
-    if x.dtype.kind not in "biufc":
+    does not take (strings, objects: the op runs now and reports it) and for a large one (its op
+    runs now, as it did before NumPy inputs were recorded: a copy of it would cost more than the
+    held-back op saves)."""
+    if x.dtype.kind not in "biufc" or x.nbytes > _HOST_LEAF_BYTES:
         return None
     data = x.copy()
     key = (data.shape, data.dtype)

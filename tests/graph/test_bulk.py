@@ -266,6 +266,9 @@ def test_a_numpy_input_is_recorded_as_it_was_when_the_op_ran(recorder):
     assert z.dtype == onp.float32 and z.asnumpy().tolist() == [2.0, 2.0, 4.0]
     with pytest.raises(MXNetError, match="add"):  # an array JAX does not take: the op runs now, names itself
         x + onp.array(["a", "b", "c"])
+    big = onp.ones((3, 1 << 15))  # a large one runs its op now (no copy), with the same result
+    w = x.reshape(3, 1) * big
+    assert not _is_held(w) and w.dtype == onp.float64 and w.asnumpy()[:, :2].tolist() == [[1, 1], [2, 2], [3, 3]]
 
 
 def test_eager_basic_indexing_is_held_and_compiles_once_per_window_size(recorder):
