@@ -226,7 +226,10 @@ def store_out(out: Any, result: Any, name: str) -> Any:
 def _makes_new(arrays: Sequence[Any], keyed: bool) -> bool:
     """Whether an op's inputs are Python scalars only (its random key aside): it makes new arrays,
     which go to the current device rather than where its inputs are."""
-    return all(a is None or type(a) in _SCALARS for a in (arrays[1:] if keyed else arrays))
+    for a in (arrays[1:] if keyed else arrays):  # (a loop: the generator form costs 0.3 us more per call)
+        if a is not None and type(a) not in _SCALARS:
+            return False
+    return True
 
 
 _SCALARS = (bool, int, float, complex)
