@@ -1,4 +1,5 @@
 """Bulk execution of imperative ops: held back, run as one program at a read, same results as eager."""
+import inspect
 import subprocess
 import sys
 import threading
@@ -293,7 +294,6 @@ def test_eager_basic_indexing_is_held_and_compiles_once_per_window_size(recorder
 
 def test_an_operator_method_reads_as_the_python_method_it_stands_for():
     """``help``, ``inspect`` and docs see the operator's Python function (whichever recorder runs it)."""
-    import inspect
     method = np.ndarray.__mul__
     assert method.__name__ == "multiply" and list(inspect.signature(method).parameters) == ["self", "other"]
     x = np.array(onp.ones(2, dtype="float32"))
