@@ -23,6 +23,7 @@ import jax.numpy as jnp
 from . import _config, _tape
 from .graph import ir
 from ._tape import Leaf as _Leaf, Node as _Node, differentiable as _differentiable
+from ._tape import recording as _tape_recording
 from ._tape.backward import as_list as _as_list, head_gradients as _head_gradients, run_backward as _run_backward
 from .base import MXNetError
 from .base import MXCallbackList, c_array, c_array_buf, c_handle_array, check_call, string_types  # noqa: F401
@@ -145,6 +146,7 @@ class _Recorder:
 
 _RECORDER = _Recorder()
 _BOUND: dict = {}  # (op, parameters) -> op.compute with the parameters bound
+_bulk.configure_tape(_RECORDER, vars(_tape_recording), _BOUND)  # (operators and functions reach the tape in C)
 
 
 # ----------------------------------------------------------------------------- variables

@@ -459,6 +459,10 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
 static PyObject *handler_var, *hook_globals, *bulk_settings, *bulk_local;
 static PyObject *s_profile_hook, *s_enabled, *s_bound, *s_pure, *s_name, *s_qualname, *s_doc;
 static int methods_on;
+/* autograd's recorder (its handler object), the tape recorder's module globals (``_native``: the
+ * tape's C recorder while in use) and autograd's table of ops with bound parameters */
+static PyObject *tape_handler, *tape_globals, *tape_bound;
+static PyObject *s_native, *s_differentiable, *s_check, *s_dynamic_shape, *s_compute, *s_opname;
 
 typedef struct {
     PyObject_HEAD
@@ -468,18 +472,23 @@ typedef struct {
 } OpMethod;
 
 /* The segment of this thread when the fast path may record (a new reference), else NULL with no
- * exception set. */
-static PyObject *fast_segment(void) {
+ * exception set.  ``*taped`` is set when autograd is recording (its handler is installed): the op
+ * then goes to the tape if an input is tracked, else into the segment as without a handler. */
+static PyObject *fast_segment(int *taped) {
+    *taped = 0;
     if (!methods_on || handler_var == NULL) return NULL;
     PyObject *hook = PyDict_GetItemWithError(hook_globals, s_profile_hook); /* borrowed */
     if (hook != NULL && hook != Py_None) return NULL;
     PyObject *handler = NULL;
     if (PyContextVar_Get(handler_var, NULL, &handler) < 0) goto clear;
     if (handler != NULL && handler != Py_None) {
+        int ours = tape_handler != NULL && handler == tape_handler;
         Py_DECREF(handler);
-        return NULL;
+        if (!ours) return NULL;
+        *taped = 1;
+    } else {
+        Py_XDECREF(handler);
     }
-    Py_XDECREF(handler);
     PyObject *enabled = PyDict_GetItemWithError(bulk_settings, s_enabled); /* borrowed */
     if (enabled != Py_True) goto clear;
     PyObject *segment = PyObject_GetAttr(bulk_local, s_segment); /* none yet: the Python path makes it */
@@ -520,15 +529,89 @@ static PyObject *fast_callable(PyObject *op, PyObject *bind_key) {
     return fn;
 }
 
+/* Whether an input is an array autograd tracks (``_ag`` set): 1, 0, or -1 (an error). */
+static int any_tracked(PyObject *inputs) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(inputs); i++) {
+        PyObject *x = PyTuple_GET_ITEM(inputs, i);
+        if (!PyObject_TypeCheck(x, (PyTypeObject *)array_type)) continue;
+        PyObject *ag = AGET(x, array_fast(Py_TYPE(x)), A_AG);
+        if (ag == NULL) return -1;
+        int tracked = ag != Py_None;
+        Py_DECREF(ag);
+        if (tracked) return 1;
+    }
+    return 0;
+}
+
+/* What autograd's recorder (``autograd._Recorder.invoke``) does for a differentiable op without a
+ * host-side check or dynamic shapes whose node the tape's C recorder can take: its deferred
+ * node's output(s), NULL on an error, or Py_None (a new reference) for the Python path. */
+static PyObject *fast_tape(PyObject *op, PyObject *inputs, PyObject *params, PyObject *bind_key, PyTypeObject *out_cls) {
+    PyObject *native = tape_globals ? PyDict_GetItemWithError(tape_globals, s_native) : NULL; /* borrowed */
+    if (native == NULL || native == Py_None) goto python;
+    Py_INCREF(native); /* (held across the call: switching recorders rebinds the global) */
+    PyObject *value = PyObject_GetAttr(op, s_differentiable);
+    int differentiable = value ? PyObject_IsTrue(value) : -1;
+    Py_XDECREF(value);
+    value = differentiable > 0 ? PyObject_GetAttr(op, s_check) : NULL;
+    int checked = value ? value != Py_None : -1;
+    Py_XDECREF(value);
+    value = checked == 0 ? PyObject_GetAttr(op, s_dynamic_shape) : NULL;
+    int dynamic = value ? PyObject_IsTrue(value) : -1;
+    Py_XDECREF(value);
+    if (dynamic != 0) {
+        Py_DECREF(native);
+        goto python;
+    }
+    PyObject *key, *fn;
+    if (params == Py_None || PyTuple_GET_SIZE(bind_key) == 0) {
+        key = PyTuple_Pack(2, op, empty_tuple);
+        fn = key ? PyObject_GetAttr(op, s_compute) : NULL;
+    } else {
+        key = PyTuple_Pack(2, op, bind_key);
+        fn = key ? PyDict_GetItemWithError(tape_bound, key) : NULL; /* borrowed; none yet: Python binds it */
+        Py_XINCREF(fn);
+    }
+    PyObject *name = fn ? PyObject_GetAttr(op, s_opname) : NULL;
+    PyObject *result = NULL;
+    if (name != NULL) {
+        PyObject *args[7] = {key, fn, inputs, (PyObject *)out_cls, name, Py_True, Py_True};
+        result = PyObject_Vectorcall(native, args, 7, NULL);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(fn);
+    Py_XDECREF(key);
+    Py_DECREF(native);
+    if (result == Py_NotImplemented) {
+        Py_DECREF(result);
+        goto python;
+    }
+    if (result != NULL || name != NULL) return result; /* the node, or the recorder's error */
+python:
+    PyErr_Clear();
+    Py_RETURN_NONE;
+}
+
 /* ``op`` on ``inputs`` (a tuple) recorded when nothing asks for the Python path: the output(s), NULL
  * on an error, or Py_None (a new reference) where the caller must take the Python path. */
 static PyObject *fast_record_inputs(PyObject *op, PyObject *inputs, PyObject *params, PyObject *bind_key,
                                     PyTypeObject *out_cls) {
-    PyObject *result = Py_NewRef(Py_None), *segment = fast_segment(), *fn = NULL;
-    if (segment != NULL && (fn = fast_callable(op, bind_key)) != NULL)
+    int taped;
+    PyObject *segment = fast_segment(&taped), *fn = NULL;
+    if (segment == NULL) Py_RETURN_NONE;
+    if (taped) {
+        int tracked = any_tracked(inputs);
+        if (tracked != 0) {
+            Py_DECREF(segment);
+            if (tracked < 0) PyErr_Clear();
+            return tracked > 0 ? fast_tape(op, inputs, params, bind_key, out_cls) : Py_NewRef(Py_None);
+        }
+    }
+    PyObject *result = Py_NewRef(Py_None);
+    if ((fn = fast_callable(op, bind_key)) != NULL)
         Py_SETREF(result, record_tuple(segment, op, fn, inputs, params, out_cls));
     Py_XDECREF(fn);
-    Py_XDECREF(segment);
+    Py_DECREF(segment);
     return result;
 }
 
@@ -650,6 +733,16 @@ static PyObject *configure_methods(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *configure_tape(PyObject *self, PyObject *args) {
+    PyObject *handler, *globals, *bound;
+    if (!PyArg_ParseTuple(args, "OO!O!:configure_tape", &handler, &PyDict_Type, &globals, &PyDict_Type, &bound))
+        return NULL;
+    Py_INCREF(handler); Py_XSETREF(tape_handler, handler);
+    Py_INCREF(globals); Py_XSETREF(tape_globals, globals);
+    Py_INCREF(bound); Py_XSETREF(tape_bound, bound);
+    Py_RETURN_NONE;
+}
+
 static PyObject *use_methods(PyObject *self, PyObject *flag) {
     int on = PyObject_IsTrue(flag);
     if (on < 0) return NULL;
@@ -673,6 +766,10 @@ static PyMethodDef methods[] = {
      "try_record(op, inputs, params, bind_key, out_cls): what OpMethod does for an op called with "
      "``params`` (``bind_key``: OpDef.bind's key for them) on the tuple ``inputs``: the recorded output(s), or None "
      "where the caller must take the Python path (invoke)."},
+    {"configure_tape", configure_tape, METH_VARARGS,
+     "configure_tape(handler, recording_globals, bound): autograd's recorder, whose ops OpMethod and try_record "
+     "send to the tape's C recorder (``_native`` in the tape recorder's module globals, while in use), and "
+     "autograd's table of (op, parameters) -> bound compute function."},
     {"use_methods", use_methods, METH_O, "use_methods(flag): whether OpMethod records (else it always falls back)."},
     {NULL, NULL, 0, NULL},
 };
@@ -688,7 +785,9 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_index, "index"}, {&s_aval, "aval"}, {&s_value, "value"}, {&s_error, "error"}, {&s_owner, "owner"},
         {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_profile_hook, "_profile_hook"},
         {&s_enabled, "enabled"}, {&s_bound, "_bound"}, {&s_pure, "pure"}, {&s_name, "__name__"},
-        {&s_qualname, "__qualname__"}, {&s_doc, "__doc__"},
+        {&s_qualname, "__qualname__"}, {&s_doc, "__doc__"}, {&s_native, "_native"},
+        {&s_differentiable, "differentiable"}, {&s_check, "check"}, {&s_dynamic_shape, "dynamic_shape"},
+        {&s_compute, "compute"}, {&s_opname, "name"},
     };
     if (intern_names(names, sizeof(names) / sizeof(names[0])) < 0) return NULL;
     empty_tuple = PyTuple_New(0);

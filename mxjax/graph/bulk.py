@@ -44,7 +44,7 @@ from .recorded import compiled, evaluate
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "record_python", "settings",
-           "configure", "configure_methods", "operator_method", "try_record", "use_native"]
+           "configure", "configure_methods", "configure_tape", "operator_method", "try_record", "use_native"]
 
 _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
@@ -441,6 +441,16 @@ def configure_methods(handler: Any, invoke_globals: dict) -> None:
     holding the profiler's hook (``_profile_hook``); either set, the method runs its Python twin."""
     if _native is not None:
         _native.configure_methods(handler, invoke_globals, _settings, _local)
+
+
+def configure_tape(handler: Any, recording_globals: dict, bound: dict) -> None:
+    """Called once by autograd: its recorder (the handler it installs), the tape recorder's module
+    globals (``_native``, the tape's C recorder while in use) and its table of ops with bound
+    parameters.  While that handler is installed, an :func:`operator_method` or :data:`try_record`
+    whose input autograd tracks hands the op to the tape's C recorder as the handler would (ops
+    it cannot take, and every other case, go through the handler)."""
+    if _native is not None:
+        _native.configure_tape(handler, recording_globals, bound)
 
 
 def _no_fast_path(op: Any, inputs: tuple, params: dict | None, bind_key: tuple, out_cls: type) -> None:
