@@ -151,7 +151,7 @@ class Writes:
         if not has_mask:
             _indexing.check_bounds(static, self.shape, "__setitem__")
         value = value if isinstance(value, Writes) else data_of(value)
-        window = self._eager_window(static)
+        window = self._eager_window(_indexing.window, static)
         if window is not None:
             op, attrs, starts = get_op("_setitem_window"), {"layout": window[0]}, window[1]
             self._update(lambda current: invoke(op, (current, value, starts), attrs, type(self)), "__setitem__")
@@ -167,24 +167,23 @@ class Writes:
 
     def __getitem__(self, key: Any) -> "Writes":
         kind = type(key)
-        if (kind is int or kind is slice) and not _invoke.tracing_graph():  # x[i], x[a:b]: straight to the window
-            window = _indexing.leading_window(key, self.shape)
-            if window is not None:
-                starts = onp.array(window[1], dtype=onp.int64)
-                return invoke(_GETITEM_WINDOW, (self, starts), {"layout": window[0]}, type(self))
-        static, arrays, has_mask = _indexing.split_key(key, data_of)
-        if not has_mask:
-            _indexing.check_bounds(static, self.shape, "__getitem__")
-        window = self._eager_window(static)
-        if window is not None:
-            return invoke(_GETITEM_WINDOW, (self, window[1]), {"layout": window[0]}, type(self))
-        op = get_op("_getitem_mask" if has_mask else "_getitem")
-        return invoke(op, (self, *arrays), {"key": static}, type(self))
+        window = self._eager_window(_indexing.leading_window, key) if kind is int or kind is slice else None
+        if window is None:
+            static, arrays, has_mask = _indexing.split_key(key, data_of)
+            if not has_mask:
+                _indexing.check_bounds(static, self.shape, "__getitem__")
+            window = self._eager_window(_indexing.window, static)
+            if window is None:
+                op = get_op("_getitem_mask" if has_mask else "_getitem")
+                return invoke(op, (self, *arrays), {"key": static}, type(self))
+        return invoke(_GETITEM_WINDOW, (self, window[1]), {"layout": window[0]}, type(self))
 
-    def _eager_window(self, static: tuple) -> tuple | None:
+    def _eager_window(self, find: Any, key: Any) -> tuple | None:
         """Basic indexing run eagerly goes through a window with run-time offsets (one compile per
-        window size, not per index); under deferred compute the key stays static in the graph."""
+        window size, not per index); under deferred compute the key stays static in the graph.
+        ``find(key, shape)``: ``_indexing.window`` of a static key, or ``leading_window`` of an int
+        or slice (``x[i]``, ``x[a:b]``: no static form built first)."""
         if _invoke.tracing_graph():
             return None
-        window = _indexing.window(static, self.shape)
+        window = find(key, self.shape)
         return None if window is None else (window[0], onp.asarray(window[1], dtype=onp.int64))

@@ -82,14 +82,16 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
                 known, params = fast, fast_params
             else:
                 key = _keyword_key(len(args), kwargs) if cacheable else None
-                params = keyword_params.get(key) if key is not None else None
-                known = params is not None
+                found = keyword_params.get(key) if key is not None else None
+                known = found is not None
+                if known:
+                    params, bind_key = found
             if known:
                 arrays = [_from_list(a) if type(a) in (list, tuple) else a for a in args]
                 arrays.extend(tail_defaults[len(args)])
                 if not kwargs or not _makes_new(arrays, False):
                     if kwargs:  # as the common call above, with the parameters these keywords bound
-                        result = try_record(op, tuple(arrays), params, tuple(params.items()), get_cls())
+                        result = try_record(op, tuple(arrays), params, bind_key, get_cls())
                         if result is not None:
                             return result
                     return invoke(op, arrays, params, get_cls())
@@ -135,7 +137,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
             if key is not None:
                 if len(keyword_params) >= 256:
                     keyword_params.clear()
-                keyword_params[key] = dict(bound)
+                keyword_params[key] = (dict(bound), tuple(bound.items()))  # (with OpDef.bind's key for them)
         if op.needs_key:  # random ops draw the next key of the seeded stream
             arrays.insert(0, next_key())
         if device is None and not _makes_new(arrays, op.needs_key):

@@ -546,31 +546,28 @@ static int any_tracked(PyObject *inputs) {
 /* What autograd's recorder (``autograd._Recorder.invoke``) does for a differentiable op without a
  * host-side check or dynamic shapes whose node the tape's C recorder can take: its deferred
  * node's output(s), NULL on an error, or Py_None (a new reference) for the Python path. */
-static PyObject *fast_tape(PyObject *op, PyObject *inputs, PyObject *params, PyObject *bind_key, PyTypeObject *out_cls) {
+/* The truth of ``op``'s attribute ``name``: 1, 0, or -1 (an error). */
+static int op_flag(PyObject *op, PyObject *name) {
+    PyObject *value = PyObject_GetAttr(op, name);
+    int truth = value ? PyObject_IsTrue(value) : -1;
+    Py_XDECREF(value);
+    return truth;
+}
+
+static PyObject *fast_tape(PyObject *op, PyObject *inputs, PyObject *bind_key, PyTypeObject *out_cls) {
     PyObject *native = tape_globals ? PyDict_GetItemWithError(tape_globals, s_native) : NULL; /* borrowed */
-    if (native == NULL || native == Py_None) goto python;
-    Py_INCREF(native); /* (held across the call: switching recorders rebinds the global) */
-    PyObject *value = PyObject_GetAttr(op, s_differentiable);
-    int differentiable = value ? PyObject_IsTrue(value) : -1;
-    Py_XDECREF(value);
-    value = differentiable > 0 ? PyObject_GetAttr(op, s_check) : NULL;
-    int checked = value ? value != Py_None : -1;
-    Py_XDECREF(value);
-    value = checked == 0 ? PyObject_GetAttr(op, s_dynamic_shape) : NULL;
-    int dynamic = value ? PyObject_IsTrue(value) : -1;
-    Py_XDECREF(value);
-    if (dynamic != 0) {
-        Py_DECREF(native);
+    if (native == NULL || native == Py_None || op_flag(op, s_differentiable) != 1 || op_flag(op, s_check) != 0 ||
+        op_flag(op, s_dynamic_shape) != 0)
         goto python;
-    }
-    PyObject *key, *fn;
-    if (params == Py_None || PyTuple_GET_SIZE(bind_key) == 0) {
-        key = PyTuple_Pack(2, op, empty_tuple);
-        fn = key ? PyObject_GetAttr(op, s_compute) : NULL;
-    } else {
-        key = PyTuple_Pack(2, op, bind_key);
-        fn = key ? PyDict_GetItemWithError(tape_bound, key) : NULL; /* borrowed; none yet: Python binds it */
-        Py_XINCREF(fn);
+    Py_INCREF(native); /* (held across the call: switching recorders rebinds the global) */
+    PyObject *key = PyTuple_Pack(2, op, bind_key), *fn = NULL;
+    if (key != NULL) {
+        if (PyTuple_GET_SIZE(bind_key) == 0) {
+            fn = PyObject_GetAttr(op, s_compute);
+        } else {
+            fn = PyDict_GetItemWithError(tape_bound, key); /* borrowed; none yet: Python binds it */
+            Py_XINCREF(fn);
+        }
     }
     PyObject *name = fn ? PyObject_GetAttr(op, s_opname) : NULL;
     PyObject *result = NULL;
@@ -604,7 +601,7 @@ static PyObject *fast_record_inputs(PyObject *op, PyObject *inputs, PyObject *pa
         if (tracked != 0) {
             Py_DECREF(segment);
             if (tracked < 0) PyErr_Clear();
-            return tracked > 0 ? fast_tape(op, inputs, params, bind_key, out_cls) : Py_NewRef(Py_None);
+            return tracked > 0 ? fast_tape(op, inputs, bind_key, out_cls) : Py_NewRef(Py_None);
         }
     }
     PyObject *result = Py_NewRef(Py_None);
@@ -713,7 +710,8 @@ static PyObject *try_record(PyObject *self, PyObject *const *argv, Py_ssize_t ar
         PyErr_SetString(PyExc_TypeError, "try_record(op, inputs, params, bind_key, out_cls) takes 5 arguments");
         return NULL;
     }
-    if (array_type == NULL || !PyTuple_Check(argv[1]) || !PyType_Check(argv[4])) Py_RETURN_NONE;
+    if (array_type == NULL || !PyTuple_Check(argv[1]) || !PyTuple_Check(argv[3]) || !PyType_Check(argv[4]))
+        Py_RETURN_NONE;
     return fast_record_inputs(argv[0], argv[1], argv[2], argv[3], (PyTypeObject *)argv[4]);
 }
 
