@@ -12,13 +12,8 @@ an ``engine.bulk`` scope, before an update donates buffers, or when it holds
 ``MXNET_EXEC_BULK_EXEC_MAX_NODE_IMPERATIVE`` ops (default 64; ``engine.bulk(n)`` sets it
 for a scope).
 
-A segment's structure -- each op with its fixed parameters, which leaf array or earlier
-output feeds each input, the Python scalars it was given, and which outputs an array still
-holds (by weak reference) -- is its key.  The first time a structure is seen its ops run one
-by one, each with its own compiled function, as without bulk execution; once it has been
-seen ``MXNET_EXEC_BULK_EXEC_COMPILE_AFTER`` times (default 2) it runs as one ``jax.jit``
-program kept in the process-wide compile cache.  Code that runs once so compiles nothing
-new, and a loop body compiles once.  Outputs nobody holds are not computed at all.
+How a segment runs -- op by op the first times its structure is seen, then as one program --
+is ``_bulk_run``'s.
 
 Python scalars are constants of the program, as MXNet's scalar ops hold them as
 parameters: a scalar that changes at every step makes a new structure each time, which
@@ -35,12 +30,10 @@ import numpy as onp
 from jax._src.array import ArrayImpl
 
 from .. import _config
-from .._onednn import packing
-from . import compile_cache
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetValueError
 from ..device import jax_default_device
 from ._bulk_policy import Sightings, _settings
-from .recorded import compiled, evaluate
+from ._bulk_run import execute, replay
 from .lazy import Lazy
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "record_python", "settings",
@@ -135,9 +128,9 @@ class Segment:
             if not wanted:
                 return
             if len(nodes) == 1:  # one op: its own compiled function is that program already
-                _replay(nodes, leaves, handles)
+                replay(nodes, leaves, handles, _op_error)
             else:
-                _execute(nodes, leaves, handles, wanted)
+                execute(nodes, leaves, handles, wanted, _op_error)
 
 
 def _held(handle: Pending) -> bool:
@@ -346,76 +339,7 @@ def _inferred(op: Any, inputs: Sequence[Any], params: dict | None) -> tuple:
     return structs, avals, multi
 
 
-# ----------------------------------------------------------------------------- running
-
-_PROGRAMS = compile_cache.Programs("bulk")
-_SEEN = Sightings()
-
-
-def _execute(nodes: list, leaves: list, handles: list, wanted: tuple) -> None:
-    key = (tuple([(fn, args) for _, fn, _, args, _ in nodes]), wanted)
-    found = compile_cache.lookup(_PROGRAMS, key)
-    if found is None:
-        if not _SEEN.ready(key):
-            _SEEN.note(key)
-            _replay(nodes, leaves, handles)
-            return
-        found = (compiled(nodes, wanted), [0])
-    program, known = found
-    previous = _swap_x64(True)
-    try:
-        args = leaves
-        if type(program) is packing.PackedProgram:  # convolutions on weights packed for oneDNN
-            program, args = program.prepare(tuple(leaves), None)
-        values = program(*args)
-        count = program._cache_size()
-        if count != known[0]:  # compiled for a new signature: count it in the compile cache
-            nbytes = compile_cache.executable_bytes(program, *args)
-            if known[0] == 0:
-                compile_cache.store(_PROGRAMS, key, found, nbytes, count)
-            else:
-                compile_cache.grow(_PROGRAMS, key, nbytes, count - known[0])
-            known[0] = count
-    except Exception:  # run op by op: the op that fails is named, with its inputs
-        _restore_x64(previous)
-        _replay(nodes, leaves, handles)
-        return
-    _restore_x64(previous)
-    for index, value in zip(wanted, values):
-        handles[index].value = value
-
-
-def _replay(nodes: list, leaves: list, handles: list) -> None:
-    """Run the ops one by one with their own compiled functions (a structure's first sighting)."""
-    values: list = []
-
-    def failed(k: int, ins: list, err: Exception) -> Exception:
-        op, _, params, _, _ = nodes[k]
-        error = err if isinstance(err, MXNetError) else _op_error(op, ins, params, err)
-        _settle(handles, values)
-        for handle in handles[len(values):]:  # this op's outputs and every later one
-            handle.error = error
-        return error
-    previous = _swap_x64(True)
-    try:
-        evaluate(nodes, leaves, values, failed=failed)
-    finally:
-        _restore_x64(previous)
-    _settle(handles, values)
-
-
-def _settle(handles: list, values: list) -> None:
-    for handle, value in zip(handles, values):
-        handle.value = value
-
-
-def _drop_programs() -> None:
-    compile_cache.drop(_PROGRAMS)
-    _SEEN.clear()
-    _INFERRED.clear()
-
-
-_config.on_drop_compiled(_drop_programs)
+_config.on_drop_compiled(_INFERRED.clear)
 
 record_python = record
 try:  # the same recorder in C (graph/_record.c), built with the package where a C compiler was found
