@@ -30,13 +30,18 @@ def binary(name: str, reflected: bool = False) -> Any:
                     return other
             return invoke(op, (other, self), None, type(self))
     else:
+        equality = name in _EQUALITY
+
         def method(self: "Operators", other: Any) -> Any:
             if isinstance(other, _NON_WEAK):
                 other = _python_scalar(other, type(self)._fluent, arith)
             elif not isinstance(other, _OPERANDS):
-                other = _as_operand(other)
-                if other is NotImplemented:
-                    return other
+                operand = _as_operand(other)
+                if operand is NotImplemented:
+                    if equality:  # MXNet's ==/!= raise here: Python's fallback would compare identities
+                        raise TypeError(f"type {type(other)} not supported")
+                    return operand
+                other = operand
             return invoke(op, (self, other), None, type(self))
     method.__name__ = name
     return operator_method(op, method, 2, reflected)
@@ -80,6 +85,7 @@ _SCALARS = (int, float, bool, complex, onp.generic)
 _NON_WEAK = (bool, onp.generic)  # scalars JAX would not treat as weakly typed
 
 
+_EQUALITY = frozenset({"broadcast_equal", "broadcast_not_equal"})  # the legacy class's == and !=
 _ARITH_OPS = frozenset({"add", "subtract", "multiply", "true_divide", "floor_divide", "mod", "power"})
 
 

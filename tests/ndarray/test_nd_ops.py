@@ -4,10 +4,13 @@ MXNet 1.x rules checked here: results keep the input dtype (comparisons give 0/1
 not bool; argmax gives float indices for float input), reductions to a scalar give
 shape (1,), ``exclude=`` inverts the reduced axes.
 """
+import re
+
 import numpy as onp
 import pytest
 
 import mxjax.ndarray as nd
+import mxjax.numpy as np
 from mxjax.base import MXNetError
 from mxjax._ndarray import NDArray
 from mxjax.operator import get_op
@@ -111,6 +114,18 @@ def test_non_broadcast_aliases_are_the_same_ops():
 def test_broadcast_comparison_bad_shapes():
     with pytest.raises(ValueError, match="broadcast_greater"):
         nd.broadcast_greater(nd.zeros((2, 3)), nd.zeros((4,)))
+
+
+@pytest.mark.parametrize("other", [None, "text", object()])
+def test_equality_with_an_unsupported_type_raises_as_mxnet(other):
+    # MXNet 1.9 and 2.0: ``nd.array(...) == None`` raises TypeError "type <class 'NoneType'> not
+    # supported" (Python's fallback would answer False by identity); mx.np raises too (an MXNetError)
+    x = nd.array([1.0, 2.0])
+    for compare in (lambda: x == other, lambda: x != other, lambda: other == x):
+        with pytest.raises(TypeError, match=f"type {type(other)!r} not supported".replace("(", r"\(")):
+            compare()
+    with pytest.raises(TypeError):
+        np.array([1.0, 2.0]) == other  # noqa: B015
 
 
 # ----------------------------------------------------------------------------- arithmetic helpers
