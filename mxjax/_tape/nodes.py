@@ -17,7 +17,7 @@ from .._ndarray import NDArray
 from .._invoke import op_error
 from ..graph import bulk as _bulk, compile_cache
 from ..graph.lazy import Lazy
-from ..graph.recorded import inputs
+from ..graph.recorded import evaluate
 from .ints import inexact, vjp_of
 
 
@@ -297,14 +297,18 @@ def _run_together(todo: list[Node]) -> bool:
 
 def _program(fns: list[Callable], wiring: list) -> Callable:
     """``leaves -> (every output, every node's VJP)``: the nodes' forwards-with-VJP as one program
-    (``wiring``: per node, its key, diff, multi and input refs, as ``graph.recorded`` reads them)."""
-    steps = [(fn, diff, multi, args) for fn, (_, diff, multi, args) in zip(fns, wiring)]
-
+    (``wiring``: per node, its key, diff, multi and input refs), run by ``graph.recorded``'s
+    interpreter, each step its node's forward under ``jax.vjp``."""
     def run(leaves: list) -> tuple:
-        values, vjps = [], []
-        for fn, diff, multi, args in steps:
-            out, vjp = vjp_of(fn, inputs(args, values, leaves), diff)
-            values.extend(out if multi else (out,))
-            vjps.append(vjp)
-        return values, vjps
+        vjps: list = []
+
+        def with_vjp(fn: Callable, diff: tuple, multi: bool) -> Callable:
+            def step(*ins: Any) -> Any:
+                out, vjp = vjp_of(fn, ins, diff)
+                vjps.append(vjp)
+                return out
+            return step
+        steps = [(None, with_vjp(fn, diff, multi), None, args, multi)
+                 for fn, (_, diff, multi, args) in zip(fns, wiring)]
+        return evaluate(steps, leaves), vjps
     return jax.jit(run)
