@@ -29,7 +29,8 @@ from ..graph.ir import Entry, Node, copy_graph, topo_order
 from .._ndarray import NDArray
 from .._invoke import invoke, np_class
 from ..subgraph import SubgraphProperty, SubgraphSelector, partition, subgraph_inputs
-from ..graph.interpret import CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, graph_program, node_op
+from ..graph.interpret import (CONSTANTS, SUBGRAPH_OP, SubgraphOp, call_params, exactly, graph_program, lower,
+                               node_op, run_lowered)
 from .buckets import VALID, Padded, input_names, plan, selection
 
 __all__ = ["DynamicShapeProperty", "SegmentedGraph", "dynamic_ops", "has_dynamic_ops", "MAX_SIGNATURES"]
@@ -151,46 +152,42 @@ class SegmentedGraph:
         copy = copy_graph(outputs)
         self.outputs = partition(copy, DynamicShapeProperty())
         self.input_names, self.aux_names, self.train = list(input_names), list(aux_names), train
-        self.steps: list[tuple] = []
+        self.graph = lower(self.outputs)  # graph.recorded's straight-line form, run by its interpreter
+        self.plans: dict[int, Any] = {}  # id(node) -> its _Segment, or a dynamic op's (op, params, constants, position)
         self.segments: list[_Segment] = []
         self.pad: dict[int, bool] = {}  # id(mask node) -> False once a consumer cannot take padded rows
-        for position, node in enumerate(topo_order(self.outputs)):
-            if node.is_variable:
-                self.steps.append(("variable", node, None))
-            elif node.op == SUBGRAPH_OP:
-                segment = _Segment(node, train)
+        for node, position, _, _ in self.graph[1]:
+            if node.op == SUBGRAPH_OP:
+                segment = self.plans[id(node)] = _Segment(node, train)
                 self.segments.append(segment)
-                self.steps.append(("segment", node, segment))
             else:
                 op = node_op(node)
                 params = call_params(node, op, train)
-                constants = params.pop(CONSTANTS, ())
-                self.steps.append(("dynamic", node, (op, params, constants, position)))
-        read_eagerly = {id(n) for kind, node, info in self.steps if kind == "dynamic"
-                        and not _selects_rows(info[0].name, info[1]) for n, _ in node.inputs}
+                self.plans[id(node)] = (op, params, params.pop(CONSTANTS, ()), position)
+        read_eagerly = {id(n) for node, _, _, _ in self.graph[1] if type(self.plans[id(node)]) is tuple
+                        and not _selects_rows(self.plans[id(node)][0].name, self.plans[id(node)][1])
+                        for n, _ in node.inputs}
         for segment in self.segments:  # no dynamic op reads it: under record() its node can wait for backward
             segment.final = id(segment.node) not in read_eagerly
 
     @_config.with_x64
     def __call__(self, arrays: list[NDArray], rng: Any) -> list[NDArray]:
         values = dict(zip(self.input_names, arrays))
-        env: dict[int, tuple] = {}
         updates: dict[str, NDArray] = {}
         recording = autograd.is_recording()
-        for kind, node, info in self.steps:
-            if kind == "variable":
-                env[id(node)] = (values[node.name],)
-                continue
-            entries = [env[id(n)][i] for n, i in node.inputs]
-            if kind == "dynamic":
-                env[id(node)] = self._dynamic(node, info, [_cut(x) for x in entries], rng)
-                continue
-            segment: _Segment = info
-            results = self._segment(segment, entries, rng, recording)
-            env[id(node)] = results[:segment.n_out]
-            updates.update(zip(segment.aux, results[segment.n_out:]))
-        outs = [_cut(env[id(n)][i]) for n, i in self.outputs]
-        return outs + [updates.get(n, values[n]) for n in self.aux_names]
+
+        def step(node: Node, position: int, width: int) -> Callable[..., tuple]:
+            plan = self.plans[id(node)]
+            if type(plan) is tuple:  # a dynamic op: run eagerly
+                return lambda *entries: exactly(self._dynamic(node, plan, [_cut(x) for x in entries], rng), width)
+
+            def run_segment(*entries: Any) -> tuple:
+                results = self._segment(plan, list(entries), rng, recording)
+                updates.update(zip(plan.aux, results[plan.n_out:]))
+                return exactly(results[:plan.n_out], width)
+            return run_segment
+        outs = run_lowered(self.graph, [values[node.name] for node in self.graph[0]], step)
+        return [_cut(x) for x in outs] + [updates.get(n, values[n]) for n in self.aux_names]
 
     def _dynamic(self, node: Node, info: tuple, inputs: list, rng: Any) -> tuple:
         op, params, constants, position = info
@@ -260,7 +257,7 @@ class SegmentedGraph:
     def compile_stats(self) -> dict:
         """Per segment: distinct input signatures compiled, calls, and calls run eagerly."""
         return {"segments": len(self.segments),
-                "dynamic_ops": sum(1 for kind, _, _ in self.steps if kind == "dynamic"),
+                "dynamic_ops": sum(1 for plan in self.plans.values() if type(plan) is tuple),
                 "compiled": [len(s.signatures) for s in self.segments],
                 "calls": [s.calls for s in self.segments],
                 "eager_calls": [s.eager_calls for s in self.segments],

@@ -5,7 +5,8 @@ It works on the IR (``graph.ir``) alone, below ``mxjax.symbol`` (which re-export
 flow -- can run graphs without importing the symbol layer.
 
 ``graph_function`` turns output entries into ``f(values, key) -> (outputs, aux_updates)``
-where ``values`` maps variable names to arrays.  Random ops get keys folded from
+where ``values`` maps variable names to arrays: the graph is lowered (``lower``) to
+``graph.recorded``'s straight-line form and run by its interpreter.  Random ops get keys folded from
 ``key`` by node position; in training, ops with auxiliary inputs (BatchNorm) also
 report those inputs' new values, keyed by the variable name that feeds them.
 """
@@ -17,6 +18,7 @@ from typing import Any, Callable, Sequence
 import jax
 
 from .ir import Entry, Node, topo_order
+from .recorded import evaluate
 from ..base import MXNetError
 from ..operator import OpDef
 from ..operator.naming import op_for_json_name
@@ -111,70 +113,119 @@ def call_params(node: Node, op: OpDef, train: bool) -> dict:
     return params
 
 
-def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., Any]:
-    """``f(values: dict[str, array], key) -> (list of outputs, dict of aux updates)``, pure and jittable."""
+def lower(outputs: list[Entry]) -> tuple[list[Node], list[tuple], list[int]]:
+    """The graph in ``graph.recorded``'s straight-line form: its variables (the leaves, in order),
+    per op node ``(node, position, refs, width)`` -- its place in topological order, the refs of its
+    array inputs (an earlier output by position among all outputs, or a leaf), how many outputs it
+    gives (as many as anything reads, at least its count) -- and the refs of ``outputs``."""
     nodes = topo_order(outputs)
-    plan = []
-    # 1.x zeros((L*D, 0, H)) inputs: made again at run time in the shape the consumer's rule gives
-    deferred = {id(node): [slot for slot, (n, _) in enumerate(node.inputs) if is_deferred_creation(n)]
-                for node in nodes if not node.is_variable}
-
-    def remake(node: Node, inputs: list) -> None:
-        shapes = [tuple(jax.numpy.shape(x)) for x in inputs]
-        for slot in deferred[id(node)]:
-            wanted = consumer_shape(node_op(node), node.params, slot, shapes)
-            if wanted is not None:
-                source = node.inputs[slot][0]
-                source_op = node_op(source)
-                params = {**call_params(source, source_op, train), "shape": resolved_creation_shape(source, wanted)}
-                inputs[slot] = source_op.compute(**params)
-
+    variables = [node for node in nodes if node.is_variable]
+    refs = {id(node): -1 - k for k, node in enumerate(variables)}
+    width = {id(node): node.num_outputs for node in nodes if not node.is_variable}
+    for source, index in [entry for node in nodes for entry in node.inputs] + list(outputs):
+        if not source.is_variable:
+            width[id(source)] = max(width[id(source)], index + 1)
+    ops, count = [], 0
     for position, node in enumerate(nodes):
-        if node.is_variable:
-            plan.append((node, None, None, (), position))
-        elif node.op == SUBGRAPH_OP:
-            plan.append((node, SubgraphOp(node, train), {}, (), position))
+        if not node.is_variable:
+            args = tuple(refs[id(n)] if n.is_variable else refs[id(n)] + i for n, i in node.inputs)
+            refs[id(node)] = count
+            count += width[id(node)]
+            ops.append((node, position, args, width[id(node)]))
+    return variables, ops, [refs[id(n)] if n.is_variable else refs[id(n)] + i for n, i in outputs]
+
+
+def run_lowered(graph: tuple, leaves: list, step: Callable[[Node, int, int], Callable[..., tuple]],
+                failed: Callable[[int, list, Exception], Exception] | None = None) -> list:
+    """Run a :func:`lower`-ed graph on its leaves with ``graph.recorded``'s interpreter, each op node
+    as ``step(node, position, width)`` (a function of its array inputs giving ``width`` outputs);
+    returns the graph's outputs.  ``failed`` as ``evaluate`` takes it."""
+    _, ops, wanted = graph
+    done = evaluate([(None, step(node, position, width), None, args, True) for node, position, args, width in ops],
+                    leaves, failed=failed)
+    return [done[r] if r >= 0 else leaves[-1 - r] for r in wanted]
+
+
+def exactly(out: Any, width: int) -> tuple:
+    """An op's result as ``width`` outputs (a single value is one; positions nothing reads are None)."""
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    return outs + (None,) * (width - len(outs)) if len(outs) < width else outs[:width]
+
+
+def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., Any]:
+    """``f(values: dict[str, array], key) -> (list of outputs, dict of aux updates)``, pure and jittable.
+
+    The graph is lowered once (:func:`lower`) and run by ``graph.recorded``'s interpreter, the one
+    bulk segments and autograd's regions use."""
+    graph = lower(outputs)
+    variables, ops, _ = graph
+    plans = {}
+    for node, _, _, _ in ops:
+        if node.op == SUBGRAPH_OP:
+            plans[id(node)] = (SubgraphOp(node, train), {}, ())
         else:
             op = node_op(node)
             params = call_params(node, op, train)
-            constants = params.pop(CONSTANTS, ())
-            plan.append((node, op, params, constants, position))
+            plans[id(node)] = (op, params, params.pop(CONSTANTS, ()))
+    creations = {id(node): tuple(slot for slot, (n, _) in enumerate(node.inputs) if is_deferred_creation(n))
+                 for node, _, _, _ in ops}
+
+    def failed(k: int, inputs: list, err: Exception) -> Exception:
+        """An MXNetError names the node and op it came from."""
+        if not isinstance(err, MXNetError):
+            return err
+        node = ops[k][0]
+        return MXNetError(f"Error in operator {node.name} ({plans[id(node)][0].name}): {err}")
 
     def run(values: dict, key: Any = None) -> tuple[list, dict]:
-        env: dict[int, tuple] = {}
+        missing = [node.name for node in variables if node.name not in values]
+        if missing:
+            raise MXNetError(f"graph input {missing[0]!r} has no value")
         aux_updates: dict[str, Any] = {}
-        for node, op, params, constants, position in plan:
-            if op is None:
-                if node.name not in values:
-                    raise MXNetError(f"graph input {node.name!r} has no value")
-                env[id(node)] = (values[node.name],)
-                continue
-            inputs = [env[id(n)][i] for n, i in node.inputs]
-            if deferred.get(id(node)):
-                remake(node, inputs)
-            for slot, value in constants:
-                inputs.insert(slot, value)
-            if op.needs_key:
-                if key is None:
-                    raise MXNetError(f"node {node.name!r} ({op.name}) is random and needs a PRNG key")
-                inputs.insert(0, jax.random.fold_in(key, position))
-            try:
-                out = op.compute(*inputs, **params)
-            except MXNetError as err:
-                raise MXNetError(f"Error in operator {node.name} ({op.name}): {err}") from None
-            env[id(node)] = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-            if isinstance(op, SubgraphOp):
-                aux_updates.update(op.updates)
-            elif train and op.aux_update is not None:
-                args = inputs[1:] if op.needs_key else inputs
-                new = op.aux_update(*args, **{k: v for k, v in params.items() if k != "_train"})
-                for slot, value in zip(op.aux_inputs, new):
-                    source = node.inputs[slot][0]
-                    if source.is_variable:
-                        aux_updates[source.name] = value
-        return [env[id(n)][i] for n, i in outputs], aux_updates
+
+        def step(node: Node, position: int, width: int) -> Callable[..., tuple]:
+            op, params, constants = plans[id(node)]
+            remade = creations[id(node)]
+
+            def call(*arrays: Any) -> tuple:
+                inputs = list(arrays)
+                if remade:
+                    _remake(node, inputs, remade, train)
+                for slot, value in constants:
+                    inputs.insert(slot, value)
+                if op.needs_key:
+                    if key is None:
+                        raise MXNetError(f"node {node.name!r} ({op.name}) is random and needs a PRNG key")
+                    out = op.compute(jax.random.fold_in(key, position), *inputs, **params)
+                else:
+                    out = op.compute(*inputs, **params)
+                if isinstance(op, SubgraphOp):
+                    aux_updates.update(op.updates)
+                elif train and op.aux_update is not None:
+                    new = op.aux_update(*inputs, **{k: v for k, v in params.items() if k != "_train"})
+                    for slot, value in zip(op.aux_inputs, new):
+                        source = node.inputs[slot][0]
+                        if source.is_variable:
+                            aux_updates[source.name] = value
+                return exactly(out, width)
+            return call
+        outs = run_lowered(graph, [values[node.name] for node in variables], step, failed)
+        return outs, aux_updates
 
     return run
+
+
+def _remake(node: Node, inputs: list, creations: tuple, train: bool) -> None:
+    """1.x ``zeros((L*D, 0, H))`` inputs (at ``creations``): made again in the shape the consumer's
+    rule gives for these inputs."""
+    shapes = [tuple(jax.numpy.shape(x)) for x in inputs]
+    for slot in creations:
+        wanted = consumer_shape(node_op(node), node.params, slot, shapes)
+        if wanted is not None:
+            source = node.inputs[slot][0]
+            source_op = node_op(source)
+            params = {**call_params(source, source_op, train), "shape": resolved_creation_shape(source, wanted)}
+            inputs[slot] = source_op.compute(**params)
 
 
 def graph_program(outputs: list[Entry], input_names: Sequence[str], aux_names: Sequence[str],

@@ -1,11 +1,14 @@
 """Straight-line graphs of recorded ops, and a bulk segment as one program.
 
-Both recorders of imperative work -- bulk segments (``graph.bulk``) and the autograd tape's
-deferred regions (``_tape.plan``) -- hold what they recorded as such a graph: steps
-``(op, fn, params, args, multi)`` whose args refer to an earlier output by its position among
-all outputs (>= 0), to a leaf, a value from outside (< 0: leaf ``-1 - a``), or are constants
-``(type, value[, text])``.  :func:`evaluate` is the one interpreter of it: inside ``jax.jit``
-(a segment's program, a region's forward under ``jax.vjp``) and op by op (a segment's first run).
+Every graph mxjax runs is run in this form: steps ``(op, fn, params, args, multi)`` whose args
+refer to an earlier output by its position among all outputs (>= 0), to a leaf, a value from
+outside (< 0: leaf ``-1 - a``), or are constants ``(type, value[, text])``.  Both recorders of
+imperative work -- bulk segments (``graph.bulk``) and the autograd tape's deferred regions
+(``_tape.plan``) -- record it directly; a graph of the IR (a hybridized block, a Symbol, a
+control-flow body, a graph cut around dynamic-shape ops) is lowered to it by
+``graph.interpret.lower``.  :func:`evaluate` is the one interpreter: inside ``jax.jit`` (a
+segment's program, a region's forward under ``jax.vjp``, a compiled graph) and op by op (a
+segment's first run, the segments of a dynamic-shape graph).
 """
 from __future__ import annotations
 
