@@ -91,7 +91,9 @@ class FusedUpdate:
                 hyper = (lrs[i].astype(dt), wds[i].astype(dt), rescale.astype(dt), configs[i])
                 tx = self._build(*hyper, step) if self._uses_step else self._build(*hyper)
                 old = jax.tree.leaves(outer)
-                inner = jax.tree.unflatten(jax.tree.structure(jax.eval_shape(tx.init, master)), old)
+                # the state's structure from the rule's init, traced here (never computed: nothing
+                # reads it); a nested jax.eval_shape per parameter cost more to trace
+                inner = jax.tree.unflatten(jax.tree.structure(tx.init(master)), old)
                 delta, inner_new = tx.update(g.astype(dt), inner, master)
                 master_new = (master + delta).astype(dt)
                 inner_new = self._pack_state([n.astype(o.dtype) for n, o in zip(jax.tree.leaves(inner_new), old)])

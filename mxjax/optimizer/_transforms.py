@@ -27,9 +27,6 @@ def chain(*txs: optax.GradientTransformation | None) -> optax.GradientTransforma
     """
     txs = tuple(t for t in txs if t is not None)
 
-    def stateful(params: Any) -> list[bool]:
-        return [bool(jax.tree.leaves(jax.eval_shape(t.init, params))) for t in txs]
-
     def pack(states: list) -> Any:
         if not states:
             return None
@@ -39,12 +36,17 @@ def chain(*txs: optax.GradientTransformation | None) -> optax.GradientTransforma
         return pack([s for s in (t.init(params) for t in txs) if jax.tree.leaves(s)])
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        flags = stateful(updates if params is None else params)
+        # which links keep a state: what their init gives (the update runs traced, inside the fused
+        # program, where a stateful link's fresh state is never used and so never computed; a nested
+        # jax.eval_shape per link and parameter cost more to trace than the rest of the update)
+        fresh = [t.init(updates if params is None else params) for t in txs]
+        flags = [bool(jax.tree.leaves(s)) for s in fresh]
         n = sum(flags)
         given = [] if n == 0 else [state] if n == 1 else list(state)
         new_states, it = [], iter(given)
-        for t, has_state in zip(txs, flags):
-            s = next(it) if has_state else t.init(params)
+        for t, has_state, s in zip(txs, flags, fresh):
+            if has_state:
+                s = next(it)
             updates, s = t.update(updates, s, params)
             if has_state:
                 new_states.append(s)
