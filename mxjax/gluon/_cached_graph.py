@@ -58,7 +58,7 @@ class CachedGraph:
         self.inference = weight_program(program, compiled, symbol._outputs, self.input_names, by_name)
         # what the autograd tape records for a call: one node (the rng key rides along as the last input)
         self.tape_key = ("hybrid", self.serial)
-        self.tape_fn = lambda *a: compiled(a[:-1], a[-1])
+        self.tape_fn = lambda *a: program(a[:-1], a[-1])
 
 
 def run_op_hook(entry: CachedGraph, inputs: Sequence[NDArray], rng: Any, callback: Callable,
