@@ -13,12 +13,14 @@ from . import _config, _indexing, _invoke
 from ._invoke import current_handler, invoke
 from .base import MXNetValueError
 from .graph import bulk as _bulk
+from .graph.bulk import try_record
 from .graph.lazy import Lazy
 from .operator import get_op
 
 __all__ = ["Writes", "SWAP_LOCK", "data_of"]
 
 _GETITEM_WINDOW = get_op("_getitem_window")
+_WINDOW_PARAMS: dict = {}  # a window's layout -> (its parameters, OpDef.bind's key for them)
 SWAP_LOCK = threading.Lock()  # guards buffer swaps of in-place writes (held for an assignment only)
 
 
@@ -176,7 +178,15 @@ class Writes:
             if window is None:
                 op = get_op("_getitem_mask" if has_mask else "_getitem")
                 return invoke(op, (self, *arrays), {"key": static}, type(self))
-        return invoke(_GETITEM_WINDOW, (self, window[1]), {"layout": window[0]}, type(self))
+        layout, starts = window
+        bound = _WINDOW_PARAMS.get(layout)
+        if bound is None:
+            if len(_WINDOW_PARAMS) >= 4096:
+                _WINDOW_PARAMS.clear()
+            params = {"layout": layout}
+            bound = _WINDOW_PARAMS[layout] = (params, tuple(params.items()))
+        out = try_record(_GETITEM_WINDOW, (self, starts), bound[0], bound[1], type(self))
+        return invoke(_GETITEM_WINDOW, (self, starts), bound[0], type(self)) if out is None else out
 
     def _eager_window(self, find: Any, key: Any) -> tuple | None:
         """Basic indexing run eagerly goes through a window with run-time offsets (one compile per
