@@ -169,6 +169,7 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
             plans[id(node)] = (op, params, params.pop(CONSTANTS, ()))
     creations = {id(node): tuple(slot for slot, (n, _) in enumerate(node.inputs) if is_deferred_creation(n))
                  for node, _, _, _ in ops}
+    random = [node for node, _, _, _ in ops if plans[id(node)][0].needs_key]
 
     def failed(k: int, inputs: list, err: Exception) -> Exception:
         """An MXNetError names the node and op it came from."""
@@ -181,6 +182,9 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
         missing = [node.name for node in variables if node.name not in values]
         if missing:
             raise MXNetError(f"graph input {missing[0]!r} has no value")
+        if random and key is None:
+            node = random[0]
+            raise MXNetError(f"node {node.name!r} ({plans[id(node)][0].name}) is random and needs a PRNG key")
         aux_updates: dict[str, Any] = {}
 
         def step(node: Node, position: int, width: int) -> Callable[..., tuple]:
@@ -194,8 +198,6 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
                 for slot, value in constants:
                     inputs.insert(slot, value)
                 if op.needs_key:
-                    if key is None:
-                        raise MXNetError(f"node {node.name!r} ({op.name}) is random and needs a PRNG key")
                     out = op.compute(jax.random.fold_in(key, position), *inputs, **params)
                 else:
                     out = op.compute(*inputs, **params)
