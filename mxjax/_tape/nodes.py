@@ -302,13 +302,13 @@ def _program(fns: list[Callable], wiring: list) -> Callable:
     def run(leaves: list) -> tuple:
         vjps: list = []
 
-        def with_vjp(fn: Callable, diff: tuple, multi: bool) -> Callable:
+        def with_vjp(fn: Callable, diff: tuple) -> Callable:
             def step(*ins: Any) -> Any:
                 out, vjp = vjp_of(fn, ins, diff)
                 vjps.append(vjp)
                 return out
             return step
-        steps = [(None, with_vjp(fn, diff, multi), None, args, multi)
+        steps = [(None, with_vjp(fn, diff), None, args, multi)
                  for fn, (_, diff, multi, args) in zip(fns, wiring)]
         return evaluate(steps, leaves), vjps
     return jax.jit(run)

@@ -156,7 +156,7 @@ class SegmentedGraph:
         self.plans: dict[int, Any] = {}  # id(node) -> its _Segment, or a dynamic op's (op, params, constants, position)
         self.segments: list[_Segment] = []
         self.pad: dict[int, bool] = {}  # id(mask node) -> False once a consumer cannot take padded rows
-        for node, position, _, _ in self.graph[1]:
+        for node, position, _, _ in self.graph.ops:
             if node.op == SUBGRAPH_OP:
                 segment = self.plans[id(node)] = _Segment(node, train)
                 self.segments.append(segment)
@@ -164,7 +164,7 @@ class SegmentedGraph:
                 op = node_op(node)
                 params = call_params(node, op, train)
                 self.plans[id(node)] = (op, params, params.pop(CONSTANTS, ()), position)
-        read_eagerly = {id(n) for node, _, _, _ in self.graph[1] if type(self.plans[id(node)]) is tuple
+        read_eagerly = {id(n) for node, _, _, _ in self.graph.ops if type(self.plans[id(node)]) is tuple
                         and not _selects_rows(self.plans[id(node)][0].name, self.plans[id(node)][1])
                         for n, _ in node.inputs}
         for segment in self.segments:  # no dynamic op reads it: under record() its node can wait for backward
@@ -186,7 +186,7 @@ class SegmentedGraph:
                 updates.update(zip(plan.aux, results[plan.n_out:]))
                 return exactly(results[:plan.n_out], width)
             return run_segment
-        outs = run_lowered(self.graph, [values[node.name] for node in self.graph[0]], step)
+        outs = run_lowered(self.graph, [values[node.name] for node in self.graph.variables], step)
         return [_cut(x) for x in outs] + [updates.get(n, values[n]) for n in self.aux_names]
 
     def _dynamic(self, node: Node, info: tuple, inputs: list, rng: Any) -> tuple:

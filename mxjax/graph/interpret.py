@@ -13,7 +13,7 @@ report those inputs' new values, keyed by the variable name that feeds them.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import jax
 
@@ -113,11 +113,18 @@ def call_params(node: Node, op: OpDef, train: bool) -> dict:
     return params
 
 
-def lower(outputs: list[Entry]) -> tuple[list[Node], list[tuple], list[int]]:
-    """The graph in ``graph.recorded``'s straight-line form: its variables (the leaves, in order),
-    per op node ``(node, position, refs, width)`` -- its place in topological order, the refs of its
-    array inputs (an earlier output by position among all outputs, or a leaf), how many outputs it
-    gives (as many as anything reads, at least its count) -- and the refs of ``outputs``."""
+class Lowered(NamedTuple):
+    """A graph in ``graph.recorded``'s straight-line form (see :func:`lower`)."""
+
+    variables: list  # the graph's variables: its leaves, in order
+    ops: list  # per op node, in topological order: (node, position, refs of its array inputs, width)
+    outputs: list  # the refs of the graph's outputs
+
+
+def lower(outputs: list[Entry]) -> Lowered:
+    """The graph in ``graph.recorded``'s straight-line form: per op node its place in topological
+    order, the refs of its array inputs (an earlier output by position among all outputs, or a
+    variable: a leaf) and how many outputs it gives (as many as anything reads, at least its count)."""
     nodes = topo_order(outputs)
     variables = [node for node in nodes if node.is_variable]
     refs = {id(node): -1 - k for k, node in enumerate(variables)}
@@ -132,18 +139,17 @@ def lower(outputs: list[Entry]) -> tuple[list[Node], list[tuple], list[int]]:
             refs[id(node)] = count
             count += width[id(node)]
             ops.append((node, position, args, width[id(node)]))
-    return variables, ops, [refs[id(n)] if n.is_variable else refs[id(n)] + i for n, i in outputs]
+    return Lowered(variables, ops, [refs[id(n)] if n.is_variable else refs[id(n)] + i for n, i in outputs])
 
 
-def run_lowered(graph: tuple, leaves: list, step: Callable[[Node, int, int], Callable[..., tuple]],
+def run_lowered(graph: Lowered, leaves: list, step: Callable[[Node, int, int], Callable[..., tuple]],
                 failed: Callable[[int, list, Exception], Exception] | None = None) -> list:
     """Run a :func:`lower`-ed graph on its leaves with ``graph.recorded``'s interpreter, each op node
     as ``step(node, position, width)`` (a function of its array inputs giving ``width`` outputs);
     returns the graph's outputs.  ``failed`` as ``evaluate`` takes it."""
-    _, ops, wanted = graph
-    done = evaluate([(None, step(node, position, width), None, args, True) for node, position, args, width in ops],
-                    leaves, failed=failed)
-    return [done[r] if r >= 0 else leaves[-1 - r] for r in wanted]
+    done = evaluate([(None, step(node, position, width), None, args, True)
+                     for node, position, args, width in graph.ops], leaves, failed=failed)
+    return [done[r] if r >= 0 else leaves[-1 - r] for r in graph.outputs]
 
 
 def exactly(out: Any, width: int) -> tuple:
@@ -158,7 +164,7 @@ def graph_function(outputs: list[Entry], train: bool = False) -> Callable[..., A
     The graph is lowered once (:func:`lower`) and run by ``graph.recorded``'s interpreter, the one
     bulk segments and autograd's regions use."""
     graph = lower(outputs)
-    variables, ops, _ = graph
+    variables, ops = graph.variables, graph.ops
     plans = {}
     for node, _, _, _ in ops:
         if node.op == SUBGRAPH_OP:

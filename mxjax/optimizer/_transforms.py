@@ -36,10 +36,13 @@ def chain(*txs: optax.GradientTransformation | None) -> optax.GradientTransforma
         return pack([s for s in (t.init(params) for t in txs) if jax.tree.leaves(s)])
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        # which links keep a state: what their init gives (the update runs traced, inside the fused
-        # program, where a stateful link's fresh state is never used and so never computed; a nested
-        # jax.eval_shape per link and parameter cost more to trace than the rest of the update)
-        fresh = [t.init(updates if params is None else params) for t in txs]
+        # which links keep a state: what their init gives.  Traced (the fused update), the init
+        # itself: a stateful link's fresh state is never read, so never computed, and a nested
+        # jax.eval_shape per link and parameter cost more to trace than the rest of the update;
+        # run eagerly (a standalone transformation), its abstract value, which allocates nothing
+        ref = updates if params is None else params
+        traced = any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(ref))
+        fresh = [t.init(ref) if traced else jax.eval_shape(t.init, ref) for t in txs]
         flags = [bool(jax.tree.leaves(s)) for s in fresh]
         n = sum(flags)
         given = [] if n == 0 else [state] if n == 1 else list(state)
