@@ -169,7 +169,8 @@ class Writes:
 
     def __getitem__(self, key: Any) -> "Writes":
         kind = type(key)
-        window = self._eager_window(_indexing.leading_window, key) if kind is int or kind is slice else None
+        window = self._eager_window(_indexing.leading_window, key) if kind is int or kind is slice or \
+            kind is tuple else None
         if window is None:
             static, arrays, has_mask = _indexing.split_key(key, data_of)
             if not has_mask:
@@ -191,8 +192,8 @@ class Writes:
     def _eager_window(self, find: Any, key: Any) -> tuple | None:
         """Basic indexing run eagerly goes through a window with run-time offsets (one compile per
         window size, not per index); under deferred compute the key stays static in the graph.
-        ``find(key, shape)``: ``_indexing.window`` of a static key, or ``leading_window`` of an int
-        or slice (``x[i]``, ``x[a:b]``: no static form built first)."""
+        ``find(key, shape)``: ``_indexing.window`` of a static key, or ``leading_window`` of ints
+        and slices (``x[i]``, ``x[a:b]``, ``x[:, j]``: no static form built first)."""
         if _invoke.tracing_graph():
             return None
         window = find(key, self.shape)

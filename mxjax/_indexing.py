@@ -127,22 +127,41 @@ def check_bounds(static: tuple, shape: tuple, op: str) -> None:
 
 
 def leading_window(key: Any, shape: tuple) -> tuple[tuple, list] | None:
-    """:func:`window` of a key that is one int or one slice (the common eager ``x[i]``, ``x[a:b]``),
-    without building the key's static form first; None where the general path decides (a 0-d
-    array, an int out of range (its error), a stepped slice, bounds that are not ints)."""
-    if not shape:
+    """:func:`window` of a key of ints and unit-step slices on the leading axes -- one (the common
+    eager ``x[i]``, ``x[a:b]``) or a tuple of them (``x[:, j]``, ``x[i, a:b]``) -- without building
+    the key's static form first; None where the general path decides (a 0-d array, too many
+    indices, an int out of range (their errors), a stepped slice, bounds that are not ints, any
+    other kind of index: NumPy ints, None, Ellipsis, arrays)."""
+    items = key if type(key) is tuple else (key,)
+    if not shape or len(items) > len(shape):
         return None
-    n, rest = shape[0], tuple(shape[1:])
-    zeros = [0] * len(rest)
-    if type(key) is int:
-        if not -n <= key < n:
+    starts, sizes, dropped, out_shape = [], [], [], []
+    axis = 0
+    for item in items:
+        n = shape[axis]
+        if type(item) is int:
+            start = item + n if item < 0 else item
+            if not 0 <= start < n:
+                return None
+            size = 1
+            dropped.append(axis)
+        elif type(item) is slice:
+            step = item.step
+            if (step is not None and step != 1) or type(item.start) not in _BOUND_TYPES or \
+                    type(item.stop) not in _BOUND_TYPES:
+                return None
+            start, stop, _ = item.indices(n)
+            size = stop - start if stop > start else 0
+            out_shape.append(size)
+        else:
             return None
-        return ((1, *rest), (0,), rest), [key + n if key < 0 else key, *zeros]
-    if key.step not in (None, 1) or type(key.start) not in _BOUND_TYPES or type(key.stop) not in _BOUND_TYPES:
-        return None
-    start, stop, _ = key.indices(n)
-    size = max(stop - start, 0)
-    return ((size, *rest), (), (size, *rest)), [start, *zeros]
+        starts.append(start)
+        sizes.append(size)
+        axis += 1
+    if axis < len(shape):
+        rest = tuple(shape[axis:])
+        return (tuple(sizes) + rest, tuple(dropped), tuple(out_shape) + rest), starts + [0] * len(rest)
+    return (tuple(sizes), tuple(dropped), tuple(out_shape)), starts
 
 
 _BOUND_TYPES = (int, type(None))

@@ -258,7 +258,9 @@ def test_eager_basic_indexing_runs_through_windows_with_runtime_offsets():
     keys = [0, -1, 5, -6, (2, 3), (slice(1, 4),), (slice(-3, None), slice(None, 2)), (None, 2), (Ellipsis, 7),
             (slice(4, 100),), (slice(5, 2),), (1, None, slice(2, 5)), (), slice(1, 4), slice(-3, None),
             slice(None, 2), slice(4, 100), slice(5, 2), slice(-100, 2), slice(None), slice(1, 5, 2),
-            slice(None, None, -1), onp.int64(2), slice(onp.int64(1), 3)]
+            slice(None, None, -1), onp.int64(2), slice(onp.int64(1), 3),
+            (slice(None), 0), (slice(None), -1), (1, slice(2, 5)), (-1, -2), (slice(2, 4), slice(None)),
+            (slice(None), slice(8, 100)), (0, slice(5, 2)), (slice(None), onp.int64(3)), (2, None)]
     for key in keys:
         got = x[key]
         onp.testing.assert_array_equal(got.asnumpy(), a[key], err_msg=str(key))
@@ -278,6 +280,12 @@ def test_eager_basic_indexing_runs_through_windows_with_runtime_offsets():
         x[6]
     with pytest.raises(IndexError, match="out of bounds"):
         x[-7]
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 1"):
+        x[0, 10]
+    with pytest.raises(IndexError, match="out of bounds for axis 0"):
+        x[6, 0]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
     with pytest.raises(IndexError, match="too many indices"):
         mx.np.array(3.0)[0]
 
