@@ -543,9 +543,6 @@ static int any_tracked(PyObject *inputs) {
     return 0;
 }
 
-/* What autograd's recorder (``autograd._Recorder.invoke``) does for a differentiable op without a
- * host-side check or dynamic shapes whose node the tape's C recorder can take: its deferred
- * node's output(s), NULL on an error, or Py_None (a new reference) for the Python path. */
 /* The truth of ``op``'s attribute ``name``: 1, 0, or -1 (an error). */
 static int op_flag(PyObject *op, PyObject *name) {
     PyObject *value = PyObject_GetAttr(op, name);
@@ -554,6 +551,9 @@ static int op_flag(PyObject *op, PyObject *name) {
     return truth;
 }
 
+/* What autograd's recorder (``autograd._Recorder.invoke``) does for a differentiable op without a
+ * host-side check or dynamic shapes whose node the tape's C recorder can take: its deferred
+ * node's output(s), NULL on an error, or Py_None (a new reference) for the Python path. */
 static PyObject *fast_tape(PyObject *op, PyObject *inputs, PyObject *bind_key, PyTypeObject *out_cls) {
     PyObject *native = tape_globals ? PyDict_GetItemWithError(tape_globals, s_native) : NULL; /* borrowed */
     if (native == NULL || native == Py_None || op_flag(op, s_differentiable) != 1 || op_flag(op, s_check) != 0 ||
