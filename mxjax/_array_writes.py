@@ -63,11 +63,11 @@ class Writes:
         return self
 
     def _set_data(self, data: Any) -> None:
-        """Replace the buffer now, without waiting: for engine ops that write this array (a value
-        still held back in a bulk segment is superseded)."""
+        """Replace the buffer now, without waiting: for engine ops that write this array (a lazy
+        value not computed yet -- one held back in a bulk segment, say -- is superseded)."""
         with SWAP_LOCK:
             self._data = data
-            if type(self._var) is _bulk.Pending:
+            if isinstance(self._var, Lazy):
                 self._var = None
 
     @staticmethod

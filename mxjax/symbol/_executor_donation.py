@@ -1,18 +1,44 @@
 """Executor methods deciding which auxiliary-state buffers a training call may donate to XLA.
 
 Donation lets XLA write BatchNorm's new moving statistics over the old ones instead
-of holding both; it is safe only for buffers nothing else can still read.  Kept apart
-from ``executor.py`` (which runs the programs); ``Executor`` inherits these methods.
+of holding both; it is safe only for buffers nothing else can still read.  That is decided
+by ownership: the buffer a training call makes is handed to its aux-state array as a lazy
+value (:class:`_Owned`), and whatever reads it -- an op, ``asnumpy``, ``to_jax``, a view,
+a copy -- goes through ``compute``, which hands it out for good.  A buffer never handed
+out can be read by nobody else, so the next training call may donate it.  Kept apart from
+``executor.py`` (which runs the programs); ``Executor`` inherits these methods.
 """
 from __future__ import annotations
 
-import sys
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax.extend.core import Literal
 
 from ..graph.interpret import graph_function
+from ..graph.lazy import Lazy
+
+
+class _Owned(Lazy):
+    """The ``_var`` of an aux-state array holding the buffer this executor's last training call
+    made: ``given`` once anything read it (or a view of the array was made, which may read it
+    later) -- from then on it may have other holders, and it is never donated."""
+
+    __slots__ = ("value", "given")
+
+    def __init__(self, value: jax.Array) -> None:
+        self.value, self.given = value, False
+
+    def compute(self, array: Any) -> jax.Array:
+        self.given = True
+        return self.value
+
+    def share(self, array: Any) -> None:
+        self.given = True
+
+    def device(self, array: Any) -> Any:
+        return next(iter(self.value.devices()))
 
 
 class _Donation:
@@ -24,22 +50,25 @@ class _Donation:
         """Aux states whose input buffer is dead after this training call, so XLA may reuse it.
 
         A buffer qualifies only if this executor's previous training call produced
-        it (never a caller's array) and no Python object but its NDArray refers to
-        it (``copyto`` always copies, so no other array shares it).  The fused form also keeps its inputs for a possible VJP rebuild, so
-        there it additionally needs outputs that do not read the aux states.
+        it (never a caller's array) and nothing has read it since (see :class:`_Owned`).
+        The fused form also keeps its inputs for a possible VJP rebuild, so there it
+        additionally needs outputs that do not read the aux states.
         Every backend donates, CPU included: each donated buffer has a same-shaped
         output (its new value) to take it, so XLA never reports it unusable.
         """
         if not self._updated_aux or (mode == "step" and self._outputs_read_aux()):
             return ()
-        names = []
-        for name in self._updated_aux:
-            x = self.aux_dict[name]._data
-            # holders: the NDArray, self._owned, x, getrefcount's argument
-            if x is self._owned.get(name) and self.aux_dict[name]._var is None and sys.getrefcount(x) <= 4:
-                names.append(name)
-            del x
-        return tuple(names)
+        owned = self._owned
+        return tuple(name for name in self._updated_aux
+                     if (var := self.aux_dict[name]._var) is owned.get(name) and var is not None and not var.given)
+
+    def _own(self, name: str, value: jax.Array) -> None:
+        """Give the aux-state array ``name`` the buffer a training call made, as owned (see :class:`_Owned`)."""
+        array = self.aux_dict[name]
+        array._check_writable()
+        array._overwrite(value)  # (after pending engine work; the old owned value dropped unread)
+        var = self._owned[name] = _Owned(value)
+        array._data, array._var = jax.ShapeDtypeStruct(value.shape, value.dtype), var
 
     def _outputs_read_aux(self) -> bool:
         """Whether the training outputs depend on aux-state values (traced once, conservatively)."""

@@ -141,7 +141,7 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
         self._updated_aux = tuple(dict.fromkeys(
             n.inputs[slot][0].name for n in nodes if node_op(n).aux_update is not None
             for slot in node_op(n).aux_inputs if slot < len(n.inputs) and n.inputs[slot][0].is_variable))
-        self._owned: dict[str, Any] = {}   # aux name -> the array this executor's last training call made
+        self._owned: dict[str, Any] = {}   # aux name -> the buffer this executor's last training call made (_Owned)
         self._reads_aux: bool | None = None
         self._pending = None               # gradients a fused forward computed with ones head gradients
         self._replay = None                # (args, aux or None, key) of the last fused forward
@@ -259,7 +259,7 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
             _bulk.flush_all()
         args = {n: a.to_jax() for n, a in self.arg_dict.items()}
         aux = {n: a.to_jax() for n, a in self.aux_dict.items() if n not in donated}
-        gone = {n: self.aux_dict[n].to_jax() for n in donated}
+        gone = {n: self._owned[n].value for n in donated}  # (taken, not handed out: see _own)
         key = _rng.next_key() if self._random else None
         try:
             program, hook = self._program(train, mode), _profiler._program_hook
@@ -281,8 +281,7 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
         self._awaiting_backward = mode != "plain"
         for name, value in updates.items():
             if name in self.aux_dict:
-                self.aux_dict[name]._write(value)
-                self._owned[name] = value
+                self._own(name, value)
         cls = _default_class()
         self.outputs = [cls._wrap(o) for o in outs]
         return self.outputs
