@@ -1,6 +1,11 @@
 """The backward of nodes that ran with their VJPs (after a read before ``backward``) as ONE
 program: every node's VJP applied in reverse recording order, the cotangents routed between
-them inside it.  Node by node, each VJP is a dispatch of its own."""
+them inside it.  Node by node, each VJP is a dispatch of its own.
+
+A :class:`Chain` has what a region's ``plan.Plan`` offers a pending backward (``pending``):
+run now, or lazily, its gradients read from the buffers or computed in one program with the
+optimizer's update -- the VJPs' residuals are then the program's values from outside.
+"""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -8,17 +13,72 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 
-from ..graph import bulk as _bulk, compile_cache
-from .nodes import FUSED_CACHE, Leaf, Node
+from ..base import MXNetError
+from .._invoke import op_error
+from ..graph import bulk as _bulk
+from .nodes import Leaf, NamedOp, Node, fused_program
 
 _CHAINS = _bulk.Sightings()  # structures of such backwards: compiled from the second sighting
 
 
-def chain_backward(nodes: list[Node], outputs: dict, retain_graph: bool) -> list | None:
-    """Apply the VJPs of ``nodes`` (reverse recording order, every node the heads reach) to the
-    cotangents ``outputs`` (``{(id(node), index): value}``, taken out of it) in one program.
-    Returns ``[(leaf, gradient)]``; None when not done here (a node without a plain VJP, a
-    cotangent for a node not listed, a first sighting of the structure): then nothing changed."""
+class Chain:
+    """The VJPs of ``nodes`` applied to the cotangents ``cts`` arriving at their outputs, giving
+    each variable (``targets``) its gradient; the residuals of the VJPs are ``ext_values``."""
+
+    leaf_targets = True
+
+    def __init__(self, nodes: list[Node], steps: tuple, seeds_at: tuple, seeds: list, targets: list,
+                 avals: list) -> None:
+        self.nodes, self.targets, self.cts, self.avals = nodes, targets, seeds, avals
+        self.ext_values, self.treedef = jax.tree.flatten([n.vjp for n in nodes])
+        self.key = ("chain", steps, seeds_at, len(targets), self.treedef)
+
+    def core(self) -> Callable:
+        """``(residuals, cts, olds) -> ([], gradient per target)`` (``olds`` as ``Plan.core``'s)."""
+        _, steps, seeds_at, n_targets, treedef = self.key
+
+        def core(ext_values: list, seeds: list, olds: list | None) -> tuple:
+            vjps = jax.tree.unflatten(treedef, ext_values)
+            table: dict = dict(zip(seeds_at, seeds))
+            grads: list[Any] = [None] * n_targets
+            for (k, avals, multi, targets), vjp in zip(steps, vjps):
+                outs = [table.pop((k, i), None) for i in range(len(avals))]
+                outs = [jnp.zeros(*a) if c is None else c for c, a in zip(outs, avals)]
+                for target, ct in zip(targets, vjp(tuple(outs) if multi else outs[0])):
+                    if target[0] < 0:
+                        t = target[1]
+                        grads[t] = ct if grads[t] is None else grads[t] + ct
+                    else:
+                        table[target] = ct if target not in table else table[target] + ct
+            return [], [g if old is None else old + g.astype(old.dtype)
+                        for g, old in zip(grads, olds or [None] * n_targets)]
+        return core
+
+    def program(self) -> Callable:
+        """The jitted :meth:`core`, cached by the chain's structure."""
+        return fused_program(self.key, self.core)
+
+    def grad_avals(self, olds: list | None) -> list[tuple]:
+        """Each target gradient's (shape, dtype): its variable's, or the old gradient's dtype."""
+        return [(shape, dtype if not olds or olds[t] is None else olds[t].dtype)
+                for t, (shape, dtype) in enumerate(self.avals)]
+
+    def finish(self, values: list, retain_graph: bool = False) -> None:
+        """The program ran: the VJPs are spent (unless a later backward is to use them again)."""
+        for node in self.nodes:
+            node.fused = None
+            if not retain_graph:
+                node.vjp = None
+
+    def error(self, err: Exception) -> MXNetError:
+        return op_error(NamedOp(" + ".join(n.name for n in self.nodes) + " (backward)"), (), None, err)
+
+
+def chain_of(nodes: list[Node], outputs: dict) -> Chain | None:
+    """The :class:`Chain` of ``nodes`` (reverse recording order, every node the heads reach) from
+    the cotangents ``outputs`` (``{(id(node), index): value}``, taken out of it).  None when not
+    done here (a node without a plain VJP, a cotangent for a node not listed, a first sighting of
+    the structure): then nothing changed."""
     if len(nodes) < 2 or any(n.vjp is None or n.custom is not None or n.dynamic for n in nodes):
         return None
     position = {id(n): k for k, n in enumerate(nodes)}
@@ -30,7 +90,7 @@ def chain_backward(nodes: list[Node], outputs: dict, retain_graph: bool) -> list
         seeds_at.append((k, index))
         seeds.append(value)
     flowing = set(seeds_at)  # outputs a cotangent reaches: which nodes are applied at all
-    leaves, leaf_index, steps, applied = [], {}, [], []
+    leaves, avals, leaf_index, steps, applied = [], [], {}, [], []
     for k, node in enumerate(nodes):
         if not any((k, i) in flowing for i in range(len(node.out_avals))):
             continue  # (no cotangent arrives: skipped, its VJP kept, as node by node)
@@ -42,6 +102,8 @@ def chain_backward(nodes: list[Node], outputs: dict, retain_graph: bool) -> list
                 if t is None:
                     t = leaf_index[id(entry)] = len(leaves)
                     leaves.append(entry)
+                    data = node.inputs[i]._data
+                    avals.append((tuple(data.shape), data.dtype))
                 targets.append((-1, t))
             else:
                 k_in = position.get(id(entry[0]))
@@ -52,39 +114,23 @@ def chain_backward(nodes: list[Node], outputs: dict, retain_graph: bool) -> list
                 targets.append(target)
         steps.append((k, node.out_avals, node.multi, tuple(targets)))
         applied.append(node)
-    key = ("chain", tuple(steps), tuple(seeds_at), len(leaves))
-    program = compile_cache.lookup(FUSED_CACHE, key)
-    if program is None:
-        if not _CHAINS.ready(key):
-            _CHAINS.note(key)
-            return None
-        program = compile_cache.store(FUSED_CACHE, key, _program(steps, tuple(seeds_at), len(leaves)))
-    grads = program([n.vjp for n in applied], seeds)
+    if not _CHAINS.ready(key := (tuple(steps), tuple(seeds_at))):
+        _CHAINS.note(key)
+        return None
     outputs.clear()
-    if not retain_graph:
-        for node in applied:
-            node.vjp = None
-    return list(zip(leaves, grads))
+    return Chain(applied, tuple(steps), tuple(seeds_at), seeds, leaves, avals)
 
 
-def _program(steps: list, seeds_at: tuple, n_leaves: int) -> Callable:
-    """``(vjps, seeds) -> gradient per leaf``: ``steps`` per applied node (its position, output
-    avals, multi, and per differentiated input where its cotangent goes: ``(k, i)``, output i of
-    node k, or ``(-1, t)``, leaf t)."""
-    def run(vjps: list, seeds: list) -> list:
-        table: dict = dict(zip(seeds_at, seeds))
-        grads: list[Any] = [None] * n_leaves
-        for (k, avals, multi, targets), vjp in zip(steps, vjps):
-            outs = [table.pop((k, i), None) for i in range(len(avals))]
-            outs = [jnp.zeros(*a) if c is None else c for c, a in zip(outs, avals)]
-            for target, ct in zip(targets, vjp(tuple(outs) if multi else outs[0])):
-                if target[0] < 0:
-                    t = target[1]
-                    grads[t] = ct if grads[t] is None else grads[t] + ct
-                else:
-                    table[target] = ct if target not in table else table[target] + ct
-        return grads
-    return jax.jit(run)
+def run_chain(chain: Chain, retain_graph: bool) -> list:
+    """Run ``chain`` now: ``[(leaf, gradient)]``."""
+    try:
+        _, grads = chain.program()(chain.ext_values, chain.cts, None)
+    except MXNetError:
+        raise
+    except Exception as err:
+        raise chain.error(err) from None
+    chain.finish([], retain_graph)
+    return list(zip(chain.targets, grads))
 
 
 def clear() -> None:

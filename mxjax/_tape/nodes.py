@@ -158,6 +158,14 @@ def clear_caches() -> None:
     _READS.clear()
 
 
+def fused_program(key: Any, core: Callable[[], Callable]) -> Callable:
+    """The jitted ``core()`` kept in the compile cache under ``key`` (a region's or a chain's structure)."""
+    program = compile_cache.lookup(FUSED_CACHE, key)
+    if program is None:
+        program = compile_cache.store(FUSED_CACHE, key, jax.jit(core()))
+    return program
+
+
 def bounded(cache: dict) -> dict:
     """``cache``, emptied first when it reached the limit (a crude bound on compiled programs kept)."""
     if len(cache) >= _CACHE_LIMIT:

@@ -14,11 +14,13 @@ from .._ndarray import NDArray
 from ..graph import compile_cache
 from ..graph.lazy import Lazy
 from .nodes import FUSED_CACHE, LOCK, struct_of
+from .chain import Chain
 from .plan import Plan
 
 
-def defer_backward(plan: "Plan") -> bool:
-    """Like :func:`fused_backward` for a region whose gradients all go to variables, but lazily:
+def defer_backward(plan: "Plan | Chain") -> bool:
+    """Like :func:`fused_backward` for a region (or ``chain.run_chain`` for nodes that ran with
+    their VJPs, a :class:`Chain`) whose gradients all go to variables, but lazily:
     their ``.grad`` buffers (and the region's values) become lazy outputs of one pending
     program, run when one is read -- or fused with the optimizer's update by
     :meth:`PendingBackward.run`.  Returns False (nothing done) if the region does not qualify."""
@@ -87,9 +89,10 @@ class _PackedGrad(Lazy):
 
 class PendingBackward:
     """A backward pass compiled but not run: it runs when any of its results is read, or
-    together with an optimizer update (``run(update=...)``) in one program."""
+    together with an optimizer update (``run(update=...)``) in one program.  ``plan``: a region's
+    (forward, loss and VJP) or a :class:`Chain`'s (the VJPs of nodes that ran)."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: "Plan | Chain") -> None:
         self.plan, self.grads = plan, None
         self.layout: _Packing | None = None  # with an update: which gradients come packed (see _Packing)
         self.packed: list = []

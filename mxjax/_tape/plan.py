@@ -11,10 +11,11 @@ import numpy as onp
 
 from ..base import MXNetError
 from .._invoke import op_error
-from ..graph import bulk as _bulk, compile_cache
+from ..graph import bulk as _bulk
 from ..graph.recorded import evaluate
 from .ints import as_float_out, inexact, integer, truncate_grad, twin
-from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Deferred, Leaf, NamedOp, Node, bounded, materialize, seq_of
+from .nodes import (FUSED_CACHE, LAZY_INPUT, LOCK, Deferred, Leaf, NamedOp, Node, bounded, fused_program, materialize,
+                    seq_of)
 
 
 _STRUCTURES: dict = {}
@@ -223,10 +224,7 @@ class Plan:
 
     def program(self) -> Callable:
         """The jitted :meth:`core`, cached by the region's structure."""
-        program = compile_cache.lookup(FUSED_CACHE, self.key)
-        if program is None:
-            program = compile_cache.store(FUSED_CACHE, self.key, jax.jit(self.core()))
-        return program
+        return fused_program(self.key, self.core)
 
     def grad_avals(self, olds: list | None) -> list[tuple]:
         """Each target gradient's (shape, dtype) as the program gives it: the differentiated input's,
