@@ -121,7 +121,9 @@ class NDArray(HostReads, Operators, Writes):
 
     @property
     def handle(self) -> Any:
-        return self._data
+        """The buffer behind the array (a ``jax.Array``, where MXNet gives its C handle): a lazy
+        value is computed first, as any read does."""
+        return self.to_jax()
 
     @property
     def engine_var(self) -> Any:

@@ -227,6 +227,14 @@ def test_out_argument_writes_in_place():
     onp.testing.assert_array_equal(alias.asnumpy(), [4.0, 6.0])
 
 
+def test_handle_is_the_computed_buffer_even_of_a_lazy_result():
+    for x in (mx.np.array([1.0, 2.0]) * 3, mx.nd.array([1.0, 2.0]) * 3):  # held back in a bulk segment
+        handle = x.handle
+        assert isinstance(handle, jax.Array)
+        onp.testing.assert_array_equal(onp.asarray(handle), [3.0, 6.0])
+        onp.testing.assert_array_equal(mx.nd.NDArray(handle).asnumpy(), [3.0, 6.0])
+
+
 def test_legacy_reshape_codes():
     x = mx.nd.array(onp.zeros((2, 3, 4)))
     assert x.reshape((0, -1)).shape == (2, 12)
