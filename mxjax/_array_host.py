@@ -64,7 +64,7 @@ class HostReads:
         return self.to_jax().__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self) -> Any:
-        return self._data.__dlpack_device__()
+        return self.to_jax().__dlpack_device__()
 
     def to_dlpack_for_read(self) -> Any:
         return self.__dlpack__()

@@ -80,3 +80,11 @@ def test_managed_tensor_deleter_releases_its_reference():
     assert sys.getrefcount(obj) == before + 1
     dlpack.dl_managed_tensor_deleter(ctypes.pointer(managed))
     assert sys.getrefcount(obj) == before
+
+
+def test_a_lazy_result_exports_its_computed_buffer():
+    # an op's result held back by bulk execution: the DLPack protocol computes it first
+    for x in (mx.np.array(X) * 2, mx.nd.array(X) * 2):
+        device_type, device_id = x.__dlpack_device__()
+        assert (int(device_type), device_id) == (dlpack.DLDeviceType.DLCPU, 0)
+        onp.testing.assert_array_equal(onp.from_dlpack(x), X * 2)
