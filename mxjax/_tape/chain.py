@@ -114,8 +114,7 @@ def chain_of(nodes: list[Node], outputs: dict) -> Chain | None:
                 targets.append(target)
         steps.append((k, node.out_avals, node.multi, tuple(targets)))
         applied.append(node)
-    if not _CHAINS.ready(key := (tuple(steps), tuple(seeds_at))):
-        _CHAINS.note(key)
+    if _CHAINS.op_by_op((tuple(steps), tuple(seeds_at))):
         return None
     outputs.clear()
     return Chain(applied, tuple(steps), tuple(seeds_at), seeds, leaves, avals)

@@ -289,8 +289,7 @@ def _run_together(todo: list[Node]) -> bool:
     key = ("read", tuple(wiring), tuple(node.sig for node in todo))
     program = compile_cache.lookup(FUSED_CACHE, key)
     if program is None:
-        if not _READS.ready(key):
-            _READS.note(key)
+        if _READS.op_by_op(key):
             return False
         program = compile_cache.store(FUSED_CACHE, key, _program([node.fn for node in todo], wiring))
     try:

@@ -47,6 +47,13 @@ class Sightings:
         """Whether this sighting of ``key`` should compile (it is not counted: see :meth:`note`)."""
         return self.counts.get(key, 0) + 1 >= _settings["compile_after"]
 
+    def op_by_op(self, key: Any) -> bool:
+        """Whether this sighting of ``key`` still runs op by op (then it is noted); False: compile it."""
+        if self.ready(key):
+            return False
+        self.note(key)
+        return True
+
     def note(self, key: Any) -> None:
         """``key`` ran op by op once more."""
         counts = self.counts

@@ -38,8 +38,7 @@ def execute(nodes: list, leaves: list, handles: list, wanted: tuple, op_error: C
     key = (tuple([(fn, args) for _, fn, _, args, _ in nodes]), wanted)
     found = compile_cache.lookup(_PROGRAMS, key)
     if found is None:
-        if not _SEEN.ready(key):
-            _SEEN.note(key)
+        if _SEEN.op_by_op(key):
             replay(nodes, leaves, handles, op_error)
             return
         found = (compiled(nodes, wanted), [0])
