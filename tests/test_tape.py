@@ -189,7 +189,8 @@ def test_a_repeated_read_runs_a_hybridized_block_and_its_loss_and_their_backward
 def test_a_loss_read_inside_record_at_every_step_trains_alike_and_compiles_once(hybridize):
     """Reading the loss before backward (as a loop printing it does) runs the region's ops with
     their VJPs -- as one program once the structure repeats -- and trains as a loop reading it
-    after the step does; the steps after the structure repeats compile nothing new."""
+    after the step does; the steps after the structure repeats compile nothing new.  So does a loop
+    with bulk execution off (the backward of the ops that ran is pending, and runs with the update)."""
     def train(read):
         net = _net(hybridize)
         trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5, "momentum": 0.9})
@@ -210,6 +211,15 @@ def test_a_loss_read_inside_record_at_every_step_trains_alike_and_compiles_once(
     losses, weights, _ = train(False)
     onp.testing.assert_allclose(read_losses, losses, rtol=1e-5, atol=1e-6)
     for a, b in zip(read_weights, weights):
+        onp.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert compiled[-2:] == [0, 0], compiled
+    previous = mx.engine.set_imperative_bulk(False)  # every op runs with its VJP, as after a read
+    try:
+        eager_losses, eager_weights, compiled = train(False)
+    finally:
+        mx.engine.set_imperative_bulk(previous["enabled"])
+    onp.testing.assert_allclose(eager_losses, losses, rtol=1e-5, atol=1e-6)
+    for a, b in zip(eager_weights, weights):
         onp.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     assert compiled[-2:] == [0, 0], compiled
 
