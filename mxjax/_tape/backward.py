@@ -129,11 +129,11 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
             done = {id(n) for n in deferred}
             nodes = [n for n in nodes if id(n) not in done]
     if not create_graph:  # nodes that ran with their VJPs (a read before backward, bulk off): one program
-        found = chain.chain_of(nodes, cts.outputs)
+        found = chain.chain_of(nodes, cts.outputs, retain_graph)
         if found is not None:
             if lazy and not retain_graph and not cts.leaves and defer_backward(found):
                 return {}  # (run when a gradient is read, or with the optimizer's update)
-            for leaf, ct in chain.run_chain(found, retain_graph):
+            for leaf, ct in fused_backward(found):
                 cts.add(leaf, ct)
             return cts.leaves
     for node in nodes:

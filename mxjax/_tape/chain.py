@@ -2,8 +2,8 @@
 program: every node's VJP applied in reverse recording order, the cotangents routed between
 them inside it.  Node by node, each VJP is a dispatch of its own.
 
-A :class:`Chain` has what a region's ``plan.Plan`` offers a pending backward (``pending``):
-run now, or lazily, its gradients read from the buffers or computed in one program with the
+A :class:`Chain` has what a region's ``plan.Plan`` offers ``plan.fused_backward`` and a pending
+backward (``pending``): run now, or lazily, its gradients read from the buffers or computed in one program with the
 optimizer's update -- the VJPs' residuals are then the program's values from outside.
 """
 from __future__ import annotations
@@ -28,8 +28,8 @@ class Chain:
     leaf_targets = True
 
     def __init__(self, nodes: list[Node], steps: tuple, seeds_at: tuple, seeds: list, targets: list,
-                 avals: list) -> None:
-        self.nodes, self.targets, self.cts, self.avals = nodes, targets, seeds, avals
+                 avals: list, retain_graph: bool) -> None:
+        self.nodes, self.targets, self.cts, self.avals, self.retain_graph = nodes, targets, seeds, avals, retain_graph
         self.ext_values, self.treedef = jax.tree.flatten([n.vjp for n in nodes])
         self.key = ("chain", steps, seeds_at, len(targets), self.treedef)
 
@@ -63,18 +63,18 @@ class Chain:
         return [(shape, dtype if not olds or olds[t] is None else olds[t].dtype)
                 for t, (shape, dtype) in enumerate(self.avals)]
 
-    def finish(self, values: list, retain_graph: bool = False) -> None:
-        """The program ran: the VJPs are spent (unless a later backward is to use them again)."""
+    def finish(self, values: list) -> None:
+        """The program ran: the VJPs are spent (unless ``retain_graph``: a later backward uses them)."""
         for node in self.nodes:
             node.fused = None
-            if not retain_graph:
+            if not self.retain_graph:
                 node.vjp = None
 
     def error(self, err: Exception) -> MXNetError:
         return op_error(NamedOp(" + ".join(n.name for n in self.nodes) + " (backward)"), (), None, err)
 
 
-def chain_of(nodes: list[Node], outputs: dict) -> Chain | None:
+def chain_of(nodes: list[Node], outputs: dict, retain_graph: bool) -> Chain | None:
     """The :class:`Chain` of ``nodes`` (reverse recording order, every node the heads reach) from
     the cotangents ``outputs`` (``{(id(node), index): value}``, taken out of it).  None when not
     done here (a node without a plain VJP, a cotangent for a node not listed, a first sighting of
@@ -117,19 +117,7 @@ def chain_of(nodes: list[Node], outputs: dict) -> Chain | None:
     if _CHAINS.op_by_op((tuple(steps), tuple(seeds_at))):
         return None
     outputs.clear()
-    return Chain(applied, tuple(steps), tuple(seeds_at), seeds, leaves, avals)
-
-
-def run_chain(chain: Chain, retain_graph: bool) -> list:
-    """Run ``chain`` now: ``[(leaf, gradient)]``."""
-    try:
-        _, grads = chain.program()(chain.ext_values, chain.cts, None)
-    except MXNetError:
-        raise
-    except Exception as err:
-        raise chain.error(err) from None
-    chain.finish([], retain_graph)
-    return list(zip(chain.targets, grads))
+    return Chain(applied, tuple(steps), tuple(seeds_at), seeds, leaves, avals, retain_graph)
 
 
 def clear() -> None:

@@ -19,8 +19,8 @@ from .plan import Plan
 
 
 def defer_backward(plan: "Plan | Chain") -> bool:
-    """Like :func:`fused_backward` for a region (or ``chain.run_chain`` for nodes that ran with
-    their VJPs, a :class:`Chain`) whose gradients all go to variables, but lazily:
+    """Like :func:`fused_backward` for a region (or a :class:`Chain` of nodes that ran with
+    their VJPs) whose gradients all go to variables, but lazily:
     their ``.grad`` buffers (and the region's values) become lazy outputs of one pending
     program, run when one is read -- or fused with the optimizer's update by
     :meth:`PendingBackward.run`.  Returns False (nothing done) if the region does not qualify."""

@@ -263,10 +263,11 @@ def plan_backward(deferred: list[Node], cotangents: dict) -> "Plan | None":
         return None
 
 
-def fused_backward(plan: "Plan") -> list[tuple[Any, Any]]:
-    """Forward + VJP of a planned region (:func:`plan_backward`) as one compiled program, run now.
-    Returns ``[(entry, gradient)]`` for the differentiable entries outside the region that feed
-    it.  The nodes end up computed and freed, as after a backward."""
+def fused_backward(plan: Any) -> list[tuple[Any, Any]]:
+    """Forward + VJP of a planned region (:func:`plan_backward`) as one compiled program, run now
+    (or the VJPs of a ``chain.Chain``, nodes that ran with them).  Returns ``[(entry, gradient)]``
+    for the differentiable entries outside it that feed it.  The nodes end up computed and freed,
+    as after a backward."""
     with LOCK:
         try:
             values, grads = plan.program()(plan.ext_values, plan.cts, None)  # nothing to add to
