@@ -33,7 +33,7 @@ static int ready;
 
 /* Plan's attributes (an ordinary class: through getattr/setattr). */
 static PyObject *s_local, *s_read, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
-    *s_leaf_targets, *s_diff_positions, *s_refs, *s_unread, *s_node_wiring, *s_dtype, *s_shape, *s_to_jax;
+    *s_leaf_targets, *s_diff_positions, *s_refs, *s_unread, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax;
 
 #define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
@@ -81,12 +81,15 @@ static int plan_add(PyObject *plan, PyObject *node) {
     PyObject *local = PyObject_GetAttr(plan, s_local), *read = PyObject_GetAttr(plan, s_read);
     PyObject *ext_values = PyObject_GetAttr(plan, s_ext_values), *internal = PyObject_GetAttr(plan, s_internal);
     PyObject *refs = PyObject_GetAttr(plan, s_refs), *wiring = PyObject_GetAttr(plan, s_node_wiring);
+    PyObject *starts = PyObject_GetAttr(plan, s_starts);
     PyObject *target_index = NULL, *targets = NULL, *target_slots = NULL, *diff_positions = NULL, *slots = NULL;
     PyObject *unread = NULL;
-    if (local == NULL || read == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL)
+    if (local == NULL || read == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL ||
+        starts == NULL)
         goto done;
     if (!PyDict_Check(local) || !PyList_Check(read) || !PyList_Check(ext_values) || !PyList_Check(internal) ||
-        !PyList_Check(refs) || !PyList_Check(wiring)) {
+        !PyList_Check(refs) || !PyList_Check(wiring) || !PyList_Check(starts) ||
+        PyList_GET_SIZE(starts) != PyList_GET_SIZE(refs) + 1) {
         PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
         goto done;
     }
@@ -110,7 +113,19 @@ static int plan_add(PyObject *plan, PyObject *node) {
             }
             if (k != NULL) {
                 PyObject *index = get(var, deferred_offsets[D_INDEX]);
-                PyObject *slot = PyTuple_Pack(2, k, index);
+                Py_ssize_t position = PyLong_AsSsize_t(k);
+                if (position < 0 || position >= PyList_GET_SIZE(read)) {
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad node position");
+                    goto done;
+                }
+                /* the output's position among the region's outputs: its node's start + its index */
+                Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, position));
+                Py_ssize_t offset = start < 0 ? -1 : PyLong_AsSsize_t(index);
+                if (offset < 0) {
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad output position");
+                    goto done;
+                }
+                PyObject *slot = PyLong_FromSsize_t(start + offset);
                 if (slot == NULL) goto done;
                 PyTuple_SET_ITEM(slots, s, slot);
                 PyObject *ref = PyWeakref_NewRef(var, NULL);
@@ -121,11 +136,6 @@ static int plan_add(PyObject *plan, PyObject *node) {
                     goto done;
                 }
                 Py_DECREF(use);
-                Py_ssize_t position = PyLong_AsSsize_t(k);
-                if (position < 0 || position >= PyList_GET_SIZE(read)) {
-                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad node position");
-                    goto done;
-                }
                 if (PyList_GET_ITEM(read, position) != Py_True) {
                     Py_INCREF(Py_True);
                     PyList_SetItem(read, position, Py_True);
@@ -200,11 +210,7 @@ static int plan_add(PyObject *plan, PyObject *node) {
             }
         }
         {
-            PyObject *position = PyLong_FromSsize_t(-1);
-            PyObject *where = position ? PyLong_FromSsize_t(PyList_GET_SIZE(ext_values)) : NULL;
-            PyObject *slot = where ? PyTuple_Pack(2, position, where) : NULL;
-            Py_XDECREF(position);
-            Py_XDECREF(where);
+            PyObject *slot = PyLong_FromSsize_t(-1 - PyList_GET_SIZE(ext_values)); /* a value from outside */
             if (slot == NULL || PyList_Append(ext_values, data) < 0) {
                 Py_XDECREF(slot);
                 goto fail_held;
@@ -221,12 +227,19 @@ static int plan_add(PyObject *plan, PyObject *node) {
         PyObject *id = PyLong_FromVoidPtr(node);
         PyObject *position = id ? PyLong_FromSsize_t(PyList_GET_SIZE(refs)) : NULL;
         PyObject *ref = position ? PyWeakref_NewRef(node, NULL) : NULL;
-        int bad = ref == NULL || PyDict_SetItem(local, id, position) < 0 || PyList_Append(refs, ref) < 0 ||
-                  PyList_Append(read, Py_False) < 0;
+        Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, PyList_GET_SIZE(starts) - 1));
+        Py_ssize_t count = start < 0 ? -1 : PyObject_Size(get(node, node_offsets[N_OUT_AVALS]));
+        PyObject *next = count < 0 ? NULL : PyLong_FromSsize_t(start + count);
+        int bad = ref == NULL || next == NULL || PyDict_SetItem(local, id, position) < 0 ||
+                  PyList_Append(refs, ref) < 0 || PyList_Append(read, Py_False) < 0 || PyList_Append(starts, next) < 0;
         Py_XDECREF(id);
         Py_XDECREF(position);
         Py_XDECREF(ref);
-        if (bad) goto done;
+        Py_XDECREF(next);
+        if (bad) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad output count");
+            goto done;
+        }
     }
     unread = PyObject_GetAttr(plan, s_unread);
     if (unread == NULL) goto done;
@@ -257,6 +270,7 @@ done:
     Py_XDECREF(internal);
     Py_XDECREF(refs);
     Py_XDECREF(wiring);
+    Py_XDECREF(starts);
     Py_XDECREF(target_index);
     Py_XDECREF(targets);
     Py_XDECREF(target_slots);
@@ -532,7 +546,7 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},
         {&s_targets, "targets"}, {&s_target_slots, "target_slots"}, {&s_leaf_targets, "leaf_targets"},
         {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"}, {&s_unread, "unread"},
-        {&s_node_wiring, "node_wiring"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_to_jax, "to_jax"},
+        {&s_node_wiring, "node_wiring"}, {&s_starts, "starts"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_to_jax, "to_jax"},
     };
     if (intern_names(names, sizeof(names) / sizeof(names[0])) < 0) return NULL;
     empty_tuple = PyTuple_New(0);

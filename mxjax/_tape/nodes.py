@@ -270,6 +270,30 @@ def _ran(node: Node, values: tuple, vjp: Any) -> None:
 def _run_together(todo: list[Node]) -> bool:
     """Run ``todo`` as one program when its structure was seen before; False: not run (a first
     sighting, noted; or the program failed: the nodes then run one by one, naming the op)."""
+    region = todo[0].region
+    if region is not None and len(region.node_wiring) == len(todo) and all(n.region is region for n in todo):
+        wiring, leaves = region.node_wiring, region.ext_values  # the region read whole: wired as it was recorded
+    else:
+        wiring, leaves = _wire(todo)
+    key = ("read", tuple(wiring), tuple(node.sig for node in todo))
+    program = compile_cache.lookup(FUSED_CACHE, key)
+    if program is None:
+        if _READS.op_by_op(key):
+            return False
+        program = compile_cache.store(FUSED_CACHE, key, _program([node.fn for node in todo], wiring))
+    try:
+        values, vjps = program(leaves)
+    except Exception:
+        return False
+    values = iter(values)
+    for node, vjp in zip(todo, vjps):
+        _ran(node, tuple(next(values) for _ in node.out_avals), vjp)
+    return True
+
+
+def _wire(todo: list[Node]) -> tuple[list, list]:
+    """The nodes ``todo`` (oldest first) as a straight-line graph, as ``plan.Plan.add`` wires a region:
+    per node (key, diff, multi, args), and the values from outside."""
     leaves, starts, wiring, count = [], {}, [], 0
     for node in todo:
         args = []
@@ -286,20 +310,7 @@ def _run_together(todo: list[Node]) -> bool:
         starts[id(node)] = count
         count += len(node.out_avals)
         wiring.append((node.key, node.diff, node.multi, tuple(args)))
-    key = ("read", tuple(wiring), tuple(node.sig for node in todo))
-    program = compile_cache.lookup(FUSED_CACHE, key)
-    if program is None:
-        if _READS.op_by_op(key):
-            return False
-        program = compile_cache.store(FUSED_CACHE, key, _program([node.fn for node in todo], wiring))
-    try:
-        values, vjps = program(leaves)
-    except Exception:
-        return False
-    values = iter(values)
-    for node, vjp in zip(todo, vjps):
-        _ran(node, tuple(next(values) for _ in node.out_avals), vjp)
-    return True
+    return wiring, leaves
 
 
 def _program(fns: list[Callable], wiring: list) -> Callable:

@@ -77,7 +77,11 @@ class Plan:
         self.target_index: dict = {}
         self.target_slots: list = []
         self.diff_positions: list = []
-        self.node_wiring: list = []  # per node: (key, diff, multi, input slots)
+        # the region as a straight-line graph (``graph.recorded``'s form, what a bulk segment records):
+        # per node (key, diff, multi, args), an arg the position of an output among the nodes' outputs
+        # (>= 0) or of a value from outside (< 0: ``ext_values[-1 - a]``)
+        self.node_wiring: list = []
+        self.starts: list = [0]  # per node, the position of its first output; then the count of outputs
         # once sealed, the program's structure: (node wiring, cotangent slots, diff positions, target
         # slots, kept outputs)
         self.wiring: tuple | None = None
@@ -96,7 +100,7 @@ class Plan:
                 var = inputs[slot]._var
                 k = local.get(id(var.node)) if type(var) is Deferred else None
                 if k is not None:
-                    slots.append((k, var.index))
+                    slots.append(self.starts[k] + var.index)
                     self.internal.append((k, var.index, weakref.ref(var)))
                     if not read[k]:
                         read[k] = True
@@ -115,9 +119,10 @@ class Plan:
                     self.leaf_targets = self.leaf_targets and leaf
                 self.target_slots[t].append(len(self.diff_positions))
                 self.diff_positions.append(len(ext_values))
-            slots.append((-1, len(ext_values)))
+            slots.append(-1 - len(ext_values))
             ext_values.append(data)
         local[id(node)] = len(self.refs)
+        self.starts.append(self.starts[-1] + len(node.out_avals))
         self.refs.append(weakref.ref(node))
         read.append(False)
         self.unread += 1
@@ -161,14 +166,9 @@ class Plan:
     def core(self) -> Callable:
         """``(ext_values, cts, olds) -> (kept node outputs, target gradients)``; ``olds[t]`` (or None) is
         added to target t's gradient (``grad_req='add'``); ``olds`` is None when no target adds."""
-        # the region as a straight-line graph (graph/recorded.py: what a bulk segment is too):
-        # an input slot (k, i) -- output i of node k, or value i from outside when k < 0 -- becomes
-        # a reference to an output by its position among all outputs, or to a value from outside
-        nodes = self.nodes
+        nodes, starts = self.nodes, self.starts
         wiring, ct_refs, diff_positions, target_slots, kept = self.wiring
-        starts = list(itertools.accumulate((len(n.out_avals) for n in nodes), initial=0))
-        steps = [(None, n.fn, None, tuple(-1 - i if k < 0 else starts[k] + i for k, i in w[3]), n.multi)
-                 for n, w in zip(nodes, wiring)]
+        steps = [(None, n.fn, None, w[3], n.multi) for n, w in zip(nodes, wiring)]
         ct_positions = [starts[k] + i for k, i in ct_refs]
         kept_positions = [starts[k] + i for k, keeps in enumerate(kept) for i, keep in enumerate(keeps) if keep]
         out_dtypes = [aval[1] for n in nodes for aval in n.out_avals]
