@@ -105,6 +105,39 @@ def test_random_compositions_match_jax_grad(program):
     _close(b.grad, want_b)
 
 
+def _lookups():
+    stats = mx.npx.compile_stats()
+    return stats["hits"] + stats["misses"]
+
+
+@pytest.mark.usefixtures("jax_x64")
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(_programs(), st.sampled_from(["backward", "read first", "add"]))
+def test_random_compositions_repeated_run_as_one_program_and_still_match_jax_grad(program, how):
+    """The same program three times: op by op at its first sighting, then as one compiled program
+    (forward, loss and VJP; or, with the loss read before ``backward``, the forward with its VJPs
+    and then the backward) -- every time the gradients ``jax.grad`` gives."""
+    steps, seed = program
+    rng = onp.random.RandomState(seed)
+    a0, b0 = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (4,))
+    want = jax.grad(lambda p, q: _evaluate(steps, p, q, _JNP_OPS, _C_J), argnums=(0, 1))(
+        jnp.asarray(a0), jnp.asarray(b0))
+    value = float(_evaluate(steps, jnp.asarray(a0), jnp.asarray(b0), _JNP_OPS, _C_J))
+    a, b = _var(a0, grad_req="add" if how == "add" else "write"), _var(b0)
+    for run in range(3):
+        before = _lookups()
+        with ag.record():
+            head = _evaluate(steps, a, b, _MX_OPS, _C_MX)
+            if how == "read first":
+                assert float(head) == pytest.approx(value, rel=1e-9, abs=1e-12)
+        head.backward()
+        _close(a.grad, onp.asarray(want[0]) * (run + 1 if how == "add" else 1))
+        _close(b.grad, want[1])
+        assert float(head) == pytest.approx(value, rel=1e-9, abs=1e-12)
+        if run:  # from the second sighting the compile cache serves the step
+            assert _lookups() > before, (run, steps)
+
+
 def test_float32_gradient_dtype_and_values_match_jax():
     x0 = onp.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], onp.float32)
     x = _var(x0, "float32")
