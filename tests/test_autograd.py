@@ -87,19 +87,25 @@ def _evaluate(steps, a, b, ops, weights):
     return (pool[-1] * weights).sum()
 
 
+def _case(program):
+    """A drawn program's steps, its inputs (float64) and their gradients by ``jax.grad`` of the jnp twin."""
+    steps, seed = program
+    rng = onp.random.RandomState(seed)
+    a0, b0 = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (4,))
+    want = jax.grad(lambda p, q: _evaluate(steps, p, q, _JNP_OPS, _C_J), argnums=(0, 1))(
+        jnp.asarray(a0), jnp.asarray(b0))
+    return steps, a0, b0, want
+
+
 @pytest.mark.usefixtures("jax_x64")  # its jnp oracle computes in float64
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_programs())
 def test_random_compositions_match_jax_grad(program):
-    steps, seed = program
-    rng = onp.random.RandomState(seed)
-    a0, b0 = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (4,))
+    steps, a0, b0, (want_a, want_b) = _case(program)
     a, b = _var(a0), _var(b0)
     with ag.record():
         head = _evaluate(steps, a, b, _MX_OPS, _C_MX)
     head.backward()
-    want_a, want_b = jax.grad(lambda p, q: _evaluate(steps, p, q, _JNP_OPS, _C_J), argnums=(0, 1))(
-        jnp.asarray(a0), jnp.asarray(b0))
     assert a.grad.dtype == onp.float64 and a.grad.shape == (3, 4) and b.grad.shape == (4,)
     _close(a.grad, want_a)
     _close(b.grad, want_b)
@@ -117,11 +123,7 @@ def test_random_compositions_repeated_run_as_one_program_and_still_match_jax_gra
     """The same program three times: op by op at its first sighting, then as one compiled program
     (forward, loss and VJP; or, with the loss read before ``backward``, the forward with its VJPs
     and then the backward) -- every time the gradients ``jax.grad`` gives."""
-    steps, seed = program
-    rng = onp.random.RandomState(seed)
-    a0, b0 = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (4,))
-    want = jax.grad(lambda p, q: _evaluate(steps, p, q, _JNP_OPS, _C_J), argnums=(0, 1))(
-        jnp.asarray(a0), jnp.asarray(b0))
+    steps, a0, b0, want = _case(program)
     value = float(_evaluate(steps, jnp.asarray(a0), jnp.asarray(b0), _JNP_OPS, _C_J))
     a, b = _var(a0, grad_req="add" if how == "add" else "write"), _var(b0)
     for run in range(3):
