@@ -29,8 +29,7 @@ class HostReads:
         return self._host()
 
     def _host(self) -> onp.ndarray:
-        self.wait_to_read()
-        return onp.array(self._data)
+        return onp.array(self._ready())
 
     def _scalar(self, how: str) -> Any:
         check_read(self, how)

@@ -79,15 +79,19 @@ class Writes:
                 if type(array._var) is _bulk.Pending:
                     array._var = None
 
-    def _overwrite(self, data: Any) -> None:
+    def _overwrite(self, data: Any, lazy: Lazy | None = None) -> None:
         """Replace the value without reading the old one: a lazy value is dropped uncomputed (a
         zeroed gradient need not run the backward that was to write it); pending engine writes are
-        waited for."""
+        waited for.  With ``lazy``, the new value is that lazy one (``data``: its shape and dtype),
+        set together: no other thread sees the array between the two."""
         var = self._var
         if var is not None and not isinstance(var, Lazy):
             self.to_jax()
-        with SWAP_LOCK:
-            self._data, self._var = data, None
+        with SWAP_LOCK:  # (lazy: ``_var`` first -- a reader without the lock checks it after ``_data``)
+            if lazy is None:
+                self._data, self._var = data, None
+            else:
+                self._var, self._data = lazy, data
 
     def _take_value(self, other: "Writes") -> None:
         """Adopt ``other``'s value (a write-back such as BatchNorm's running statistics); a lazy value
@@ -96,8 +100,8 @@ class Writes:
             self.to_jax()  # after pending work on the old value
         if isinstance(other._var, Lazy) and other._dc is None:
             other._var.share(self)
-            with SWAP_LOCK:
-                self._data, self._var = other._data, other._var
+            with SWAP_LOCK:  # (``_var`` first: see _overwrite)
+                self._var, self._data = other._var, other._data
         else:
             self._set_data(other.to_jax())
 

@@ -33,6 +33,8 @@ __all__ = ["NDArray", "array", "waitall", "from_jax", "device_copy"]
 
 _FLUENT_METHODS: dict[str, Any] = {}
 
+_Struct = jax.ShapeDtypeStruct  # a lazy or pending array's stand-in ``_data``
+
 
 class _AutogradLink:
     """NDArray's autograd methods call these; ``mxjax.autograd`` (a higher layer) fills them in."""
@@ -141,14 +143,21 @@ class NDArray(HostReads, Operators, Writes):
     # -- synchronisation and host transfer --------------------------------------------
     def wait_to_read(self) -> None:
         """Block until pending writes finish; re-raise any error they stored on this array."""
+        self._ready()
+
+    def _ready(self) -> jax.Array:
+        """:meth:`wait_to_read`, returning the value it waited for (``_data`` may be another thread's
+        newer write by then)."""
         data = self.to_jax()
-        if self._var is not None:
-            _engine.wait_for_variable(self._var)
+        var = self._var  # (a lazy value here is a later write by another thread: not this read's)
+        if var is not None and not isinstance(var, Lazy):
+            _engine.wait_for_variable(var)
         try:
             _wait(data)
         except Exception as err:  # asynchronous XLA failures surface here
             raise MXNetError(f"error while computing this array: {err}") from None
         _checked.raise_pending()  # an index out of range found inside a compiled program
+        return data
 
     wait_to_write = wait_to_read
 
@@ -166,15 +175,19 @@ class NDArray(HostReads, Operators, Writes):
                 finally:
                     _config.restore_x64(previous)
                 with SWAP_LOCK:  # another thread may have settled it and written a new value since
-                    if self._var is var:
+                    settled_here = self._var is var
+                    if settled_here:
                         self._data, self._var = value, None
-                    elif self._var is not None:
-                        return self.to_jax()
+                if not settled_here and self._var is not None:  # (a new lazy value: read that one)
+                    return self.to_jax()
             else:
                 if var.pending or var.exception is not None:
                     _engine.wait_for_variable(var)
                 self._data = settled(self._data)
-        return self._data
+        data = self._data
+        if type(data) is _Struct and self._var is not None:  # made lazy by another thread since `var` was read
+            return self.to_jax()
+        return data
 
     # -- conversion and copies ---------------------------------------------------------------
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":

@@ -5,7 +5,10 @@ of holding both; it is safe only for buffers nothing else can still read.  That 
 by ownership: the buffer a training call makes is handed to its aux-state array as a lazy
 value (:class:`_Owned`), and whatever reads it -- an op, ``asnumpy``, ``to_jax``, a view,
 a copy -- goes through ``compute``, which hands it out for good.  A buffer never handed
-out can be read by nobody else, so the next training call may donate it.  Kept apart from
+out can be read by nobody else, so the next training call may donate it.  Another thread may
+read an aux state while a training call runs (a monitor of BatchNorm's statistics): the call
+decides, donates and hands over the new buffers holding the executor's ``_donation_lock``, and a
+read that finds its buffer given away reads the buffer that replaced it.  Kept apart from
 ``executor.py`` (which runs the programs); ``Executor`` inherits these methods.
 """
 from __future__ import annotations
@@ -23,19 +26,28 @@ from ..graph.lazy import Lazy
 class _Owned(Lazy):
     """The ``_var`` of an aux-state array holding the buffer this executor's last training call
     made: ``given`` once anything read it (or a view of the array was made, which may read it
-    later) -- from then on it may have other holders, and it is never donated."""
+    later) -- from then on it may have other holders, and it is never donated.  ``successor``: the
+    owned buffer of the training call that donated this one (a read from another thread that raced
+    with it, or a view made before it, reads that one: the array's value now)."""
 
-    __slots__ = ("value", "given")
+    __slots__ = ("value", "given", "lock", "successor")
 
-    def __init__(self, value: jax.Array) -> None:
-        self.value, self.given = value, False
+    def __init__(self, value: jax.Array, lock: Any) -> None:
+        self.value, self.given, self.lock, self.successor = value, False, lock, None
 
     def compute(self, array: Any) -> jax.Array:
-        self.given = True
-        return self.value
+        with self.lock:  # (not while a training call decides what to donate and gives it away)
+            if self.successor is None:
+                self.given = True
+                return self.value
+        return self.successor.compute(array)
 
     def share(self, array: Any) -> None:
-        self.given = True
+        with self.lock:
+            if self.successor is None:
+                self.given = True
+                return
+        self.successor.share(array)
 
     def device(self, array: Any) -> Any:
         return next(iter(self.value.devices()))
@@ -62,13 +74,17 @@ class _Donation:
         return tuple(name for name in self._updated_aux
                      if (var := self.aux_dict[name]._var) is owned.get(name) and var is not None and not var.given)
 
-    def _own(self, name: str, value: jax.Array) -> None:
-        """Give the aux-state array ``name`` the buffer a training call made, as owned (see :class:`_Owned`)."""
+    def _own(self, name: str, value: jax.Array, donated: bool) -> None:
+        """Give the aux-state array ``name`` the buffer a training call made, as owned (see :class:`_Owned`);
+        ``donated``: the call gave the array's old buffer away (an earlier holder of it reads this one)."""
         array = self.aux_dict[name]
         array._check_writable()
-        array._overwrite(value)  # (after pending engine work; the old owned value dropped unread)
-        var = self._owned[name] = _Owned(value)
-        array._data, array._var = jax.ShapeDtypeStruct(value.shape, value.dtype), var
+        var = _Owned(value, self._donation_lock)
+        # (after pending engine work; the old owned value dropped unread)
+        array._overwrite(jax.ShapeDtypeStruct(value.shape, value.dtype), var)
+        if donated:
+            self._owned[name].successor = var
+        self._owned[name] = var
 
     def _outputs_read_aux(self) -> bool:
         """Whether the training outputs depend on aux-state values (traced once, conservatively)."""

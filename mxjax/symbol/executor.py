@@ -25,6 +25,7 @@ memory reports (``_executor_memory``) from mixins.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 import jax
@@ -142,6 +143,7 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
             n.inputs[slot][0].name for n in nodes if node_op(n).aux_update is not None
             for slot in node_op(n).aux_inputs if slot < len(n.inputs) and n.inputs[slot][0].is_variable))
         self._owned: dict[str, Any] = {}   # aux name -> the buffer this executor's last training call made (_Owned)
+        self._donation_lock = threading.RLock()  # held while a training call donates (see _Owned)
         self._reads_aux: bool | None = None
         self._pending = None               # gradients a fused forward computed with ones head gradients
         self._replay = None                # (args, aux or None, key) of the last fused forward
@@ -254,34 +256,35 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
             self._fuse = False
         train = bool(is_train)
         mode = ("step" if self._fuse else "vjp") if train and self._diff else "plain"
-        donated = self._donatable(mode) if train else ()
-        if donated:  # recorded imperative ops may still read the aux buffers given away
-            _bulk.flush_all()
-        args = {n: a.to_jax() for n, a in self.arg_dict.items()}
-        aux = {n: a.to_jax() for n, a in self.aux_dict.items() if n not in donated}
-        gone = {n: self._owned[n].value for n in donated}  # (taken, not handed out: see _own)
-        key = _rng.next_key() if self._random else None
-        try:
-            program, hook = self._program(train, mode), _profiler._program_hook
-            if hook is None:
-                updates, outs, extra = program(args, aux, gone, key)
-            else:  # the profiler records the run as one event
-                updates, outs, extra = hook("Executor.forward", program, (args, aux, gone, key))
-        except MXNetError:
-            raise
-        except Exception as err:
-            raise MXNetError(f"forward: {_summary(err)}") from None
-        del gone
-        self._last_donated = donated
-        self._vjp = extra if mode == "vjp" else None
-        self._pending = extra if mode == "step" else None
-        # the fused form keeps its inputs to rebuild the VJP should backward get explicit out_grads;
-        # donated aux states are not needed for that (the outputs do not read them, see _donatable)
-        self._replay = (args, None if donated else aux, key) if mode == "step" else None
-        self._awaiting_backward = mode != "plain"
-        for name, value in updates.items():
-            if name in self.aux_dict:
-                self._own(name, value)
+        with self._donation_lock:  # another thread's read of an aux state waits meanwhile (see _Owned)
+            donated = self._donatable(mode) if train else ()
+            if donated:  # recorded imperative ops may still read the aux buffers given away
+                _bulk.flush_all()
+            args = {n: a.to_jax() for n, a in self.arg_dict.items()}
+            aux = {n: a.to_jax() for n, a in self.aux_dict.items() if n not in donated}
+            gone = {n: self._owned[n].value for n in donated}  # (taken, not handed out: see _own)
+            key = _rng.next_key() if self._random else None
+            try:
+                program, hook = self._program(train, mode), _profiler._program_hook
+                if hook is None:
+                    updates, outs, extra = program(args, aux, gone, key)
+                else:  # the profiler records the run as one event
+                    updates, outs, extra = hook("Executor.forward", program, (args, aux, gone, key))
+            except MXNetError:
+                raise
+            except Exception as err:
+                raise MXNetError(f"forward: {_summary(err)}") from None
+            del gone
+            self._last_donated = donated
+            self._vjp = extra if mode == "vjp" else None
+            self._pending = extra if mode == "step" else None
+            # the fused form keeps its inputs to rebuild the VJP should backward get explicit out_grads;
+            # donated aux states are not needed for that (the outputs do not read them, see _donatable)
+            self._replay = (args, None if donated else aux, key) if mode == "step" else None
+            self._awaiting_backward = mode != "plain"
+            for name, value in updates.items():
+                if name in self.aux_dict:
+                    self._own(name, value, name in donated)
         cls = _default_class()
         self.outputs = [cls._wrap(o) for o in outs]
         return self.outputs

@@ -9,6 +9,8 @@ of, after every other reader; planned <= no-sharing bytes.
 from __future__ import annotations
 
 import itertools
+import sys
+import threading
 import warnings
 
 import jax
@@ -302,6 +304,49 @@ def test_aux_states_are_donated_only_when_dead():
         ref.forward(is_train=True)
         ref.backward()
         assert ref._last_donated == () and not any(h.is_deleted() for h in held)
+    for n, a in ref.aux_dict.items():
+        onp.testing.assert_allclose(ex.aux_dict[n].asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_aux_states_read_by_another_thread_while_training():
+    """A monitor thread reading BatchNorm's statistics while another trains: each read gives the
+    statistics of some step (never a buffer a training call gave away), the training ends with the
+    values of training alone, and nothing deadlocks."""
+    ex, ref = _bound("resnet"), _bound("resnet")
+    names = [n for n in ex.aux_dict if n.endswith("moving_var")]
+    stop, errors = threading.Event(), []
+
+    def monitor():
+        while not stop.is_set():
+            try:
+                for n in names:
+                    assert onp.isfinite(ex.aux_dict[n].asnumpy()).all()
+            except Exception as err:  # (reported by the test's thread)
+                errors.append(err)
+                return
+
+    def train(executor, steps):
+        try:
+            for _ in range(steps):
+                executor.forward(is_train=True)
+                executor.backward()
+        except Exception as err:
+            errors.append(err)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: the races show at once
+    try:
+        reader = threading.Thread(target=monitor, daemon=True)
+        trainer = threading.Thread(target=train, args=(ex, 300), daemon=True)
+        reader.start()
+        trainer.start()
+        trainer.join(120)
+        stop.set()
+        reader.join(10)
+    finally:
+        sys.setswitchinterval(switch)
+    assert not trainer.is_alive() and not reader.is_alive(), "deadlocked"
+    assert not errors, errors[0]
+    train(ref, 300)
     for n, a in ref.aux_dict.items():
         onp.testing.assert_allclose(ex.aux_dict[n].asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-6)
 
