@@ -1,7 +1,7 @@
 """NDArray's reads onto the host: NumPy copies, Python scalars, DLPack capsules and printing.
 
-A base class of ``NDArray`` (``_ndarray.py``), apart from it because these methods only read
-values the array already knows how to produce (``wait_to_read``, ``to_jax``, ``_data``).
+A base class of ``NDArray`` (``_ndarray.py``), apart from it because these methods only wait for
+and read values the array already knows how to produce (``to_jax``, ``_data``).
 Each read of a traced array inside ``hybridize()`` raises or warns through ``check_read``.
 """
 from __future__ import annotations
@@ -11,17 +11,41 @@ from typing import Any
 import jax
 import numpy as onp
 
+from . import engine as _engine
 from ._value_reads import check_read
-from .base import MXNetValueError
+from ._wait import wait as _wait
+from .base import MXNetError, MXNetValueError
+from .graph.lazy import Lazy
+from .operator import _checked
 
 __all__ = ["HostReads"]
 
 
 class HostReads:
-    """``asnumpy``, ``item``, ``asscalar``, ``tolist``, ``__array__``, DLPack, ``bool``/``float``/
-    ``int``/``index``/``complex`` conversions and ``repr`` of an NDArray."""
+    """``wait_to_read``, ``asnumpy``, ``item``, ``asscalar``, ``tolist``, ``__array__``, DLPack,
+    ``bool``/``float``/``int``/``index``/``complex`` conversions and ``repr`` of an NDArray."""
 
     __slots__ = ()
+
+    def wait_to_read(self) -> None:
+        """Block until pending writes finish; re-raise any error they stored on this array."""
+        self._ready()
+
+    def _ready(self) -> jax.Array:
+        """:meth:`wait_to_read`, returning the value it waited for (``_data`` may be another thread's
+        newer write by then)."""
+        data = self.to_jax()
+        var = self._var  # (a lazy value here is a later write by another thread: not this read's)
+        if var is not None and not isinstance(var, Lazy):
+            _engine.wait_for_variable(var)
+        try:
+            _wait(data)
+        except Exception as err:  # asynchronous XLA failures surface here
+            raise MXNetError(f"error while computing this array: {err}") from None
+        _checked.raise_pending()  # an index out of range found inside a compiled program
+        return data
+
+    wait_to_write = wait_to_read
 
     def asnumpy(self) -> onp.ndarray:
         """A NumPy copy of the values (waits for pending work)."""

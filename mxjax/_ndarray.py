@@ -20,7 +20,6 @@ from . import engine as _engine
 from ._array_host import HostReads
 from ._array_operators import Operators
 from ._array_writes import SWAP_LOCK, Writes
-from ._wait import wait as _wait
 from ._invoke import default_class, invoke, np_class, settled
 from .base import MXNetError, MXNetTypeError, MXNetValueError, normalize_dtype
 from .device import Device, current_device, needs_placing
@@ -140,26 +139,7 @@ class NDArray(HostReads, Operators, Writes):
     def T(self) -> "NDArray":
         return self.transpose()
 
-    # -- synchronisation and host transfer --------------------------------------------
-    def wait_to_read(self) -> None:
-        """Block until pending writes finish; re-raise any error they stored on this array."""
-        self._ready()
-
-    def _ready(self) -> jax.Array:
-        """:meth:`wait_to_read`, returning the value it waited for (``_data`` may be another thread's
-        newer write by then)."""
-        data = self.to_jax()
-        var = self._var  # (a lazy value here is a later write by another thread: not this read's)
-        if var is not None and not isinstance(var, Lazy):
-            _engine.wait_for_variable(var)
-        try:
-            _wait(data)
-        except Exception as err:  # asynchronous XLA failures surface here
-            raise MXNetError(f"error while computing this array: {err}") from None
-        _checked.raise_pending()  # an index out of range found inside a compiled program
-        return data
-
-    wait_to_write = wait_to_read
+    # -- synchronisation (``wait_to_read``) and host transfer: ``_array_host.HostReads``
 
     def to_jax(self) -> jax.Array:
         """The underlying ``jax.Array``: computes a lazy (deferred) array, waits for pending engine
