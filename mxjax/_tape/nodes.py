@@ -15,9 +15,9 @@ import jax
 from ..base import MXNetError
 from .._ndarray import NDArray
 from .._invoke import op_error
-from ..graph import bulk as _bulk, compile_cache
+from ..graph import compile_cache
+from ..graph._bulk_run import execute, replay
 from ..graph.lazy import Lazy
-from ..graph.recorded import evaluate
 from .ints import inexact, vjp_of
 
 
@@ -152,10 +152,9 @@ FUSED_CACHE = compile_cache.Programs("tape")  # fused forward+backward(+update) 
 
 def clear_caches() -> None:
     """Ops read the default dtype at trace time: drop compiled programs when it changes."""
-    for cache in (_FORWARD_CACHE, SHAPE_CACHE):
+    for cache in (_FORWARD_CACHE, SHAPE_CACHE, WithVJP._made):
         cache.clear()
     compile_cache.drop(FUSED_CACHE)
-    _READS.clear()
 
 
 def fused_program(key: Any, core: Callable[[], Callable]) -> Callable:
@@ -232,17 +231,13 @@ def _todo(nodes: Sequence[Node]) -> list[Node]:
     return sorted(todo, key=seq_of)
 
 
-_READS = _bulk.Sightings()  # structures of deferred nodes read before backward (see materialize)
-
-
 def materialize(nodes: Sequence[Node]) -> None:
     """Run these deferred nodes and the deferred nodes they read, oldest first, as ordinary nodes,
     each with its own VJP (a read of a lazy value before ``backward``, or a backward that needs
-    each node's VJP).  Nodes whose structure has been seen before (bulk execution's rule,
-    ``Sightings``) run as ONE program that returns every node's values and VJP residuals -- a
-    program per op costs a dispatch each -- from the compile cache, a hybridized block's node among
-    them; otherwise each node runs its own compiled forward-with-VJP, programs every structure
-    shares."""
+    each node's VJP).  They run as a bulk segment does (``graph._bulk_run``), each step a node's
+    forward returning its VJP too (:class:`WithVJP`): op by op the first times their structure is
+    seen, then as ONE program from the compile cache that returns every node's values and VJP
+    residuals (a program per op costs a dispatch each)."""
     with LOCK:
         todo = []
         for node in _todo(nodes):
@@ -250,45 +245,62 @@ def materialize(nodes: Sequence[Node]) -> None:
                 node.fused.run()
             elif node.deferred:  # (not computed by such a program run for an earlier node)
                 todo.append(node)
-        if len(todo) > 1 and _run_together(todo):
+        if not todo:
             return
+        region = todo[0].region
+        if region is not None and len(region.node_wiring) == len(todo) and all(n.region is region for n in todo):
+            wiring, leaves = region.node_wiring, region.ext_values  # the region read whole: wired as it was recorded
+        else:
+            wiring, leaves = _wire(todo)
+        # each step gives its node's outputs and then its VJP: an output's position moves by the VJPs before it
+        shift = [k for k, node in enumerate(todo) for _ in node.out_avals]
+        steps = [(NamedOp(node.name), WithVJP.of(node), None,
+                  tuple([a + shift[a] if a >= 0 else a for a in w[3]]), True) for node, w in zip(todo, wiring)]
+        received = [_Received() for node in todo for _ in range(len(node.out_avals) + 1)]
+        if len(todo) == 1:  # one node: its own compiled forward-with-VJP is that program already
+            replay(steps, leaves, received, op_error)
+        else:
+            execute(steps, leaves, received, tuple(range(len(received))), op_error)
+        values = iter([r.value for r in received])
         for node in todo:
-            datas = tuple(x.to_jax() if d is LAZY_INPUT else d for x, d in zip(node.inputs, node.datas))
-            try:
-                out, vjp = forward_with_vjp(node.key, node.fn, node.diff, False)(*datas)
-            except MXNetError:
-                raise
-            except Exception as err:
-                raise op_error(NamedOp(node.name), node.inputs, None, err) from None
-            _ran(node, tuple(out) if node.multi else (out,), vjp)
+            node.values, node.datas, node.region = tuple([next(values) for _ in node.out_avals]), None, None
+            node.vjp = next(values)  # (no longer part of a region)
 
 
-def _ran(node: Node, values: tuple, vjp: Any) -> None:
-    node.values, node.vjp, node.datas, node.region = values, vjp, None, None  # no longer part of a region
+class _Received:
+    """Where a materialized node's output (or VJP) is written (as a bulk segment's ``Pending``)."""
+
+    __slots__ = ("value", "error")
 
 
-def _run_together(todo: list[Node]) -> bool:
-    """Run ``todo`` as one program when its structure was seen before; False: not run (a first
-    sighting, noted; or the program failed: the nodes then run one by one, naming the op)."""
-    region = todo[0].region
-    if region is not None and len(region.node_wiring) == len(todo) and all(n.region is region for n in todo):
-        wiring, leaves = region.node_wiring, region.ext_values  # the region read whole: wired as it was recorded
-    else:
-        wiring, leaves = _wire(todo)
-    key = ("read", tuple(wiring), tuple(node.sig for node in todo))
-    program = compile_cache.lookup(FUSED_CACHE, key)
-    if program is None:
-        if _READS.op_by_op(key):
-            return False
-        program = compile_cache.store(FUSED_CACHE, key, _program([node.fn for node in todo], wiring))
-    try:
-        values, vjps = program(leaves)
-    except Exception:
-        return False
-    values = iter(values)
-    for node, vjp in zip(todo, vjps):
-        _ran(node, tuple(next(values) for _ in node.out_avals), vjp)
-    return True
+class WithVJP:
+    """A node's forward with its VJP as a step of ``graph.recorded``'s straight-line graphs: its
+    outputs, then its VJP (a pytree of residuals).  Called, the node's compiled forward-with-VJP
+    (:func:`forward_with_vjp`, which a node recorded eagerly runs too); ``pure``, what a program
+    traces.  One per op, differentiated positions and arity: a program's structure names it."""
+
+    __slots__ = ("forward", "multi", "pure")
+    _made: dict = {}
+
+    def __init__(self, key: Any, fn: Callable, diff: tuple, multi: bool) -> None:
+        self.forward, self.multi = forward_with_vjp(key, fn, diff, False), multi
+
+        def pure(*ins: Any) -> tuple:
+            out, vjp = vjp_of(fn, ins, diff)
+            return (*out, vjp) if multi else (out, vjp)
+        self.pure = pure
+
+    def __call__(self, *ins: Any) -> tuple:
+        out, vjp = self.forward(*ins)
+        return (*out, vjp) if self.multi else (out, vjp)
+
+    @classmethod
+    def of(cls, node: Node) -> "WithVJP":
+        key = (node.key, node.diff, node.multi)
+        found = cls._made.get(key)
+        if found is None:
+            found = bounded(cls._made)[key] = cls(node.key, node.fn, node.diff, node.multi)
+        return found
 
 
 def _wire(todo: list[Node]) -> tuple[list, list]:
@@ -311,22 +323,3 @@ def _wire(todo: list[Node]) -> tuple[list, list]:
         count += len(node.out_avals)
         wiring.append((node.key, node.diff, node.multi, tuple(args)))
     return wiring, leaves
-
-
-def _program(fns: list[Callable], wiring: list) -> Callable:
-    """``leaves -> (every output, every node's VJP)``: the nodes' forwards-with-VJP as one program
-    (``wiring``: per node, its key, diff, multi and input refs), run by ``graph.recorded``'s
-    interpreter, each step its node's forward under ``jax.vjp``."""
-    def run(leaves: list) -> tuple:
-        vjps: list = []
-
-        def with_vjp(fn: Callable, diff: tuple) -> Callable:
-            def step(*ins: Any) -> Any:
-                out, vjp = vjp_of(fn, ins, diff)
-                vjps.append(vjp)
-                return out
-            return step
-        steps = [(None, with_vjp(fn, diff), None, args, multi)
-                 for fn, (_, diff, multi, args) in zip(fns, wiring)]
-        return evaluate(steps, leaves), vjps
-    return jax.jit(run)
