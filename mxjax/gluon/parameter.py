@@ -33,6 +33,11 @@ def _known(shape: tuple | None) -> bool:
     return shape is not None and all(int(d) > 0 for d in shape)
 
 
+# Deferred initialization finishes once: threads making a block's first forward together (a served
+# model) would each draw new values, and what one computed would not be what the parameter holds.
+_DEFERRED_INIT = threading.Lock()
+
+
 class Parameter:
     """A block's learnable (or fixed) array.
 
@@ -129,12 +134,13 @@ class Parameter:
         self._attach(array)
 
     def _finish_deferred_init(self) -> None:
-        if self._deferred is None or self._data is not None:
-            return
-        if not _known(self._shape):
-            raise DeferredInitializationError(
-                f"Parameter {self.name!r} has unknown shape {self._shape}; run a forward pass first")
-        self._init_now(*self._deferred)
+        with _DEFERRED_INIT:
+            if self._deferred is None or self._data is not None:
+                return
+            if not _known(self._shape):
+                raise DeferredInitializationError(
+                    f"Parameter {self.name!r} has unknown shape {self._shape}; run a forward pass first")
+            self._init_now(*self._deferred)
 
     def _attach(self, array: NDArray) -> None:
         self._data = array

@@ -4,6 +4,7 @@
 thread has just read must not be donated (XLA's "Buffer has been deleted or donated").
 """
 import contextlib
+import sys
 import threading
 
 import numpy as onp
@@ -182,3 +183,31 @@ def test_dataloader_threads_do_not_stop_donation():
         trainer.step(4)
         donated.append(old.is_deleted())
     assert donated == [True, True]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_first_forwards_from_many_threads_initialize_each_parameter_once(hybridize):
+    """Threads making a network's first forward together (a served model, deferred shapes): each
+    parameter is initialized once, so every thread's first output is what the network computes."""
+    net = _net(hybridize)
+    inputs = [mx.np.array(onp.random.RandomState(i).rand(3, 5).astype("float32")) for i in range(6)]
+    outputs, errors = {}, []
+
+    def first_forward(i):
+        try:
+            outputs[i] = net(inputs[i]).asnumpy()
+        except Exception as err:  # (reported by the test's thread)
+            errors.append(err)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # switch threads often: the threads initialize together
+    try:
+        threads = [threading.Thread(target=first_forward, args=(i,), daemon=True) for i in range(len(inputs))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+    finally:
+        sys.setswitchinterval(switch)
+    assert not errors, errors[0]
+    for i, x in enumerate(inputs):
+        onp.testing.assert_allclose(outputs[i], net(x).asnumpy(), rtol=1e-6, atol=1e-7)
