@@ -54,3 +54,13 @@ def jax_x64():
     float64 (mxjax turns them on only inside its own calls, so plain ``jnp`` is 32-bit by default)."""
     with jax.enable_x64(True):
         yield
+
+
+@pytest.fixture
+def threads_switch_often():
+    """Python switches threads every microsecond during the test (instead of every 5 ms), so that
+    races between threads show within a few hundred steps; the interval is put back after it."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(previous)

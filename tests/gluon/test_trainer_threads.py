@@ -4,7 +4,6 @@
 thread has just read must not be donated (XLA's "Buffer has been deleted or donated").
 """
 import contextlib
-import sys
 import threading
 
 import numpy as onp
@@ -186,7 +185,7 @@ def test_dataloader_threads_do_not_stop_donation():
 
 
 @pytest.mark.parametrize("hybridize", [False, True])
-def test_first_forwards_from_many_threads_initialize_each_parameter_once(hybridize):
+def test_first_forwards_from_many_threads_initialize_each_parameter_once(hybridize, threads_switch_often):
     """Threads making a network's first forward together (a served model, deferred shapes): each
     parameter is initialized once, so every thread's first output is what the network computes."""
     net = _net(hybridize)
@@ -198,16 +197,11 @@ def test_first_forwards_from_many_threads_initialize_each_parameter_once(hybridi
             outputs[i] = net(inputs[i]).asnumpy()
         except Exception as err:  # (reported by the test's thread)
             errors.append(err)
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)  # switch threads often: the threads initialize together
-    try:
-        threads = [threading.Thread(target=first_forward, args=(i,), daemon=True) for i in range(len(inputs))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(120)
-    finally:
-        sys.setswitchinterval(switch)
+    threads = [threading.Thread(target=first_forward, args=(i,), daemon=True) for i in range(len(inputs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
     assert not errors, errors[0]
     for i, x in enumerate(inputs):
         onp.testing.assert_allclose(outputs[i], net(x).asnumpy(), rtol=1e-6, atol=1e-7)

@@ -9,7 +9,6 @@ of, after every other reader; planned <= no-sharing bytes.
 from __future__ import annotations
 
 import itertools
-import sys
 import threading
 import warnings
 
@@ -308,7 +307,7 @@ def test_aux_states_are_donated_only_when_dead():
         onp.testing.assert_allclose(ex.aux_dict[n].asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-6)
 
 
-def test_aux_states_read_by_another_thread_while_training():
+def test_aux_states_read_by_another_thread_while_training(threads_switch_often):
     """A monitor thread reading BatchNorm's statistics while another trains: each read gives the
     statistics of some step (never a buffer a training call gave away), the training ends with the
     values of training alone, and nothing deadlocks."""
@@ -332,18 +331,13 @@ def test_aux_states_read_by_another_thread_while_training():
                 executor.backward()
         except Exception as err:
             errors.append(err)
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as possible: the races show at once
-    try:
-        reader = threading.Thread(target=monitor, daemon=True)
-        trainer = threading.Thread(target=train, args=(ex, 300), daemon=True)
-        reader.start()
-        trainer.start()
-        trainer.join(120)
-        stop.set()
-        reader.join(10)
-    finally:
-        sys.setswitchinterval(switch)
+    reader = threading.Thread(target=monitor, daemon=True)
+    trainer = threading.Thread(target=train, args=(ex, 300), daemon=True)
+    reader.start()
+    trainer.start()
+    trainer.join(120)
+    stop.set()
+    reader.join(10)
     assert not trainer.is_alive() and not reader.is_alive(), "deadlocked"
     assert not errors, errors[0]
     train(ref, 300)
