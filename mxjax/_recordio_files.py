@@ -16,6 +16,7 @@ import atexit
 import io
 import os
 import struct
+import threading
 import weakref
 from typing import Optional
 
@@ -97,12 +98,14 @@ class _Reader(_RecordFile):
         self._bpos = 0
         self._bstart = 0
         self._chunk = _FIRST_CHUNK
+        self._lock = threading.Lock()  # one indexed read at a time: threads may share a reader (read_at)
         if offset:
             self.seek(offset)
         _LIVE.add(self)
 
     def _forked(self) -> None:
         self._reopen = True
+        self._lock = threading.Lock()  # (a thread of the parent may have held it at the fork)
 
     def tell(self) -> int:
         return self._bstart + self._bpos
@@ -143,6 +146,15 @@ class _Reader(_RecordFile):
         if self._chunk < _MAX_CHUNK:
             self._chunk *= 2
         return len(self._buf) >= need
+
+    def read_at(self, offset: int) -> Optional[bytes]:
+        """The record at byte ``offset``, seek and read as one step: the threads of a thread-pool
+        ``DataLoader`` share one indexed reader, and another thread's seek between the two would
+        hand this one the wrong record (or a torn one).  (``read`` alone takes no lock: reading in
+        order is one consumer's, and the lock would cost a third of its speed.)"""
+        with self._lock:
+            self.seek(offset)
+            return self.read()
 
     def read(self) -> Optional[bytes]:
         """The next record's payload, or None at the end of the file."""

@@ -7,7 +7,8 @@ encoded image) in front of a payload.  The bytes are identical to MXNet's; the p
 ``_recordio_codec``, both re-exported here.
 
 Unlike MXNet, a truncated or corrupt file always raises (naming the file and byte offset) instead
-of ending early, pickling keeps a reader's position, and pickling a writer never truncates.
+of ending early, pickling keeps a reader's position, pickling a writer never truncates, and
+threads may share an indexed reader (``read_idx`` is one step: a thread-pool ``DataLoader``).
 """
 from __future__ import annotations
 
@@ -217,9 +218,10 @@ class MXIndexedRecordIO(MXRecordIO):
         self._handle("seek").seek(self.idx[idx])
 
     def read_idx(self, idx: Any) -> Optional[bytes]:
-        """The record stored under key ``idx``."""
-        self.seek(idx)
-        record = self.read()
+        """The record stored under key ``idx`` (one step: threads may share this reader, unlike MXNet's,
+        where another thread's seek in between gives a wrong record)."""
+        assert not self.writable, f"MXIndexedRecordIO.read_idx: {self.uri!r} was opened for writing"
+        record = self._handle("read_idx").read_at(self.idx[idx])
         if record is None:   # MXNet returns None here; a stale index deserves an error
             raise MXNetError(f"MXIndexedRecordIO.read_idx: key {idx!r} points to byte offset "
                              f"{self.idx[idx]}, past the end of {self.uri!r}")

@@ -6,6 +6,7 @@ import os
 import pickle
 import shutil
 import struct
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,32 @@ def test_indexed_reader_string_keys(tmp_path):
     assert (tmp_path / "s.idx").read_text() == "cat\t0\ndog\t12\n"
     reader = recordio.MXIndexedRecordIO(tmp_path / "s.idx", tmp_path / "s.rec", "r", key_type=str)
     assert reader.read_idx("dog") == b"woof" and reader.keys == ["cat", "dog"]
+
+
+def test_threads_sharing_an_indexed_reader_each_get_their_record(tmp_path, threads_switch_often):
+    """A thread-pool DataLoader's workers share one reader: each read_idx is a seek and a read that
+    another thread must not split (MXNet's reader gives the wrong record, or a torn one, then)."""
+    writer = recordio.MXIndexedRecordIO(tmp_path / "t.idx", tmp_path / "t.rec", "w")
+    want = [b"%05d" % i * (1 + 7 * (i % 37)) for i in range(400)]  # records of many lengths
+    for i, record in enumerate(want):
+        writer.write_idx(i, record)
+    writer.close()
+    reader = recordio.MXIndexedRecordIO(tmp_path / "t.idx", tmp_path / "t.rec", "r")
+    got, errors = {}, []
+
+    def read(keys):
+        try:
+            for key in keys:
+                got[key] = reader.read_idx(key)
+        except Exception as err:  # (reported by the test's thread)
+            errors.append(err)
+    threads = [threading.Thread(target=read, args=(range(t, 400, 8),), daemon=True) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors[0]
+    assert [got[i] for i in range(400)] == want
 
 
 def test_irheader_records_unpack_as_mxnet_wrote_them():
