@@ -100,8 +100,7 @@ class Writes:
             self.to_jax()  # after pending work on the old value
         if isinstance(other._var, Lazy) and other._dc is None:
             other._var.share(self)
-            with SWAP_LOCK:  # (``_var`` first: see _overwrite)
-                self._var, self._data = other._var, other._data
+            self._overwrite(other._data, other._var)
         else:
             self._set_data(other.to_jax())
 

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compile_counts import autograd_programs
 from oracle import close, marked
 
 import mxjax as mx
@@ -697,13 +698,6 @@ def test_get_symbol_replays_the_recorded_computation():
 
 # ----------------------------------------------------------------------------- one program per step
 
-def _tape_programs():
-    """Programs autograd compiled: its backwards ("tape") and its reads before backward, which run
-    as bulk segments do ("bulk")."""
-    by_kind = mx.npx.compile_stats()["by_kind"]
-    return by_kind.get("tape", 0) + by_kind.get("bulk", 0)
-
-
 def test_imperative_step_fuses_once_its_structure_repeats():
     """An imperative forward + backward runs op by op the first time its graph is seen (code whose
     graph changes every step compiles nothing new), and as one program from the second time on."""
@@ -718,12 +712,12 @@ def test_imperative_step_fuses_once_its_structure_repeats():
         return w.grad.asnumpy()
 
     want = ((1 - onp.tanh(x.asnumpy() @ w.asnumpy().T) ** 2) * 1.7).T @ x.asnumpy()
-    before = _tape_programs()
+    before = autograd_programs()
     onp.testing.assert_allclose(step(), want, rtol=1e-5)
-    assert _tape_programs() == before  # first sighting: no program of its own
+    assert autograd_programs() == before  # first sighting: no program of its own
     for _ in range(3):
         onp.testing.assert_allclose(step(), want, rtol=1e-5)
-    assert _tape_programs() - before == 1  # then one, reused
+    assert autograd_programs() - before == 1  # then one, reused
 
 
 @pytest.mark.parametrize("hold", [False, True])
@@ -825,7 +819,7 @@ def test_the_backward_of_computed_nodes_is_one_program_with_jax_grads(name, how)
         counts = []
         for _ in range(3):
             a, b = _var(a0, "float32"), _var(b0, "float32")
-            before = _tape_programs()
+            before = autograd_programs()
             with ag.record():
                 head = mx_fn(a, b)
                 if how == "read before backward":
@@ -833,7 +827,7 @@ def test_the_backward_of_computed_nodes_is_one_program_with_jax_grads(name, how)
             head.backward()
             _close(a.grad, want[0], rtol=1e-5, atol=1e-6)  # (the backward runs here, or at the backward)
             _close(b.grad, onp.zeros_like(b0) if name != "two variables" else want[1], rtol=1e-5, atol=1e-6)
-            counts.append(_tape_programs() - before)
+            counts.append(autograd_programs() - before)
     finally:
         mx.engine.set_imperative_bulk(previous["enabled"])
     # compiled at the second sighting (the backward's program; with a read, the read's too), then reused

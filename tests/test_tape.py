@@ -8,6 +8,8 @@ import jax.numpy as jnp
 import numpy as onp
 import pytest
 
+from compile_counts import autograd_programs
+
 import mxjax as mx
 from mxjax import _tape, autograd, gluon
 from mxjax.gluon import nn
@@ -150,25 +152,18 @@ def test_reading_a_value_before_backward_runs_nodes_one_by_one():
         _close(p.grad(), g)
 
 
-def _tape_programs():
-    """Programs autograd compiled: its backwards ("tape") and its reads before backward, which run
-    as bulk segments do ("bulk")."""
-    by_kind = mx.npx.compile_stats()["by_kind"]
-    return by_kind.get("tape", 0) + by_kind.get("bulk", 0)
-
-
 def test_a_repeated_read_before_backward_runs_the_imperative_ops_and_their_backward_as_one_program_each():
     x = mx.np.array(X)
     x.attach_grad()
     counts, values = [], []
     for _ in range(4):
-        before = _tape_programs()
+        before = autograd_programs()
         with autograd.record():
             y = (mx.np.tanh(x * 2) + 1).sum()
             values.append(float(y))  # the four ops run, each with its VJP
         y.backward()
         _close(x.grad, 2 * (1 - onp.tanh(2 * X) ** 2), rtol=1e-5, atol=1e-6)  # (the backward runs when read)
-        counts.append(_tape_programs() - before)
+        counts.append(autograd_programs() - before)
     # op by op at the first sighting, then one program for the read and one for the backward, compiled once
     assert counts == [0, 2, 0, 0]
     onp.testing.assert_allclose(values, (onp.tanh(2 * X) + 1).sum(), rtol=1e-5)
@@ -179,14 +174,14 @@ def test_a_repeated_read_runs_a_hybridized_block_and_its_loss_and_their_backward
     want_loss, _, want_grads = _oracle(_params(net))
     counts = []
     for _ in range(4):
-        before = _tape_programs()
+        before = autograd_programs()
         with autograd.record():
             loss, _ = _mx_loss(net, mx.np.array(X), mx.np.array(Y))
             _close(float(loss), want_loss)  # the block and the four loss ops run, each with its VJP
         loss.backward()
         for p, g in zip(net.collect_params().values(), want_grads):
             _close(p.grad(), g)  # (the backward runs when a gradient is read)
-        counts.append(_tape_programs() - before)
+        counts.append(autograd_programs() - before)
     assert counts == [0, 2, 0, 0]  # node by node at the first sighting, then the read's and the backward's
 
 

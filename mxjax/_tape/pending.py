@@ -108,14 +108,11 @@ class PendingBackward:
             olds.append(buffer.to_jax() if req == "add" else None)
             leaf.fresh = True
             data, where = buffer._data, None
-            concrete = type(data) is not jax.ShapeDtypeStruct  # (still one: a packed gradient never read)
-            if concrete:
+            if type(data) is not jax.ShapeDtypeStruct:  # (still one: a packed gradient never read)
                 where = next(iter(data.devices()))
             elif isinstance(buffer._var, (_GradLazy, _PackedGrad)):  # a gradient never read: where it is
                 where = buffer._var.device(buffer)
-            buffer._var = _GradLazy(self, index, where)  # (before ``_data``: see NDArray.to_jax)
-            if concrete:
-                buffer._data = struct_of(data.shape, data.dtype)
+            buffer._overwrite(struct_of(data.shape, data.dtype), _GradLazy(self, index, where))
         if olds.count(None) == len(olds):  # (every argument costs the dispatch a little)
             self.olds = None
         for node in plan.nodes:
