@@ -10,6 +10,7 @@ import mxjax._onednn as onednn
 from mxjax import autograd, gluon
 from mxjax._onednn import ops, packing
 from mxjax.gluon import nn
+from onednn_support import BFLOAT16_REASON, takes_bfloat16
 
 BACKENDS = ["xla", pytest.param("onednn", marks=pytest.mark.skipif(
     not onednn.available(), reason=f"oneDNN extension not built: {onednn.load_error()}"))]
@@ -159,6 +160,7 @@ def test_a_weight_used_at_two_shapes_stays_unpacked(packs):
 
 
 @onednn_only
+@pytest.mark.skipif(not takes_bfloat16(), reason=BFLOAT16_REASON)
 def test_bfloat16_weights_packed():
     rng = onp.random.default_rng(6)
     net, x = _net(2, 'NCHW', 40), _input(2, 'NCHW', 40, rng)
