@@ -218,9 +218,10 @@ def pending_backward(grads: Sequence[NDArray]) -> "tuple[Any, list[int]] | None"
     returns ``(backward, positions)``: ``backward.run(update=(key, fn, positions, weights, states,
     extra))`` runs it and ``fn(weights, grads, states, *extra) -> (new weights, new states)`` in
     ONE compiled program (cached by ``key``), donating the weights and states, and returns the
-    new ones.  ``Optimizer.update`` (and so ``Trainer.step``) use it, which makes forward,
-    backward and update of a training step one XLA program.  None when the backward ran already,
-    or the buffers come from several.
+    new ones -- or None if the backward ran meanwhile (another thread read one of its results):
+    the caller then updates with the gradients as they are.  ``Optimizer.update`` (and so
+    ``Trainer.step``) use it, which makes forward, backward and update of a training step one XLA
+    program.  None when the backward ran already, or the buffers come from several.
     """
     return _tape.pending_backward_of(list(grads))
 

@@ -143,11 +143,11 @@ class PendingBackward:
     def run(self, update: Any = None) -> Any:
         """Run the program; with ``update = (key, fn, positions, weights, states, extra)`` the
         program also applies ``fn(weights, [grads[p] for p in positions], states, *extra)``
-        (donating weights and states) and its result is returned."""
+        (donating weights and states) and its result is returned -- or None if the backward ran
+        already (another thread read one of its results after the caller found it pending): the
+        caller applies the update to the gradients, now computed, by itself."""
         with LOCK:
             if self.grads is not None:
-                if update is not None:
-                    raise MXNetError("internal: a fused update on a backward that already ran")
                 return None
             plan, olds = self.plan, self.olds
             if update is None:

@@ -157,7 +157,10 @@ class FusedUpdate:
             if raw is None:
                 raw = self._compiled[("raw", key)] = self._make_fused(configs)
             with _config.x64():  # float64 weights trace and run as float64
-                return run.run(update=(key, raw, positions, list(weights), list(states), hyper))
+                fused = run.run(update=(key, raw, positions, list(weights), list(states), hyper))
+            if fused is not None:
+                return fused
+            # another thread's read ran the backward first: its gradients are computed, updated below
         if pending is not None:
             grads = [g.to_jax() for g in grads]
         fn = self._fused(configs, donate)

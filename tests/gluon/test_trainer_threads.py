@@ -205,3 +205,84 @@ def test_first_forwards_from_many_threads_initialize_each_parameter_once(hybridi
     assert not errors, errors[0]
     for i, x in enumerate(inputs):
         onp.testing.assert_allclose(outputs[i], net(x).asnumpy(), rtol=1e-6, atol=1e-7)
+
+
+def _step_losses_read_by(net, trainer, x, y, steps, reader_thread: bool):
+    """Train ``steps`` steps; each step's loss and output are read by another thread (when
+    ``reader_thread``), possibly between ``backward`` and ``Trainer.step``.  Returns the losses."""
+    import queue
+    loss_fn, pending, losses, errors = gluon.loss.L2Loss(), queue.Queue(), {}, []
+
+    def reader():
+        while True:
+            item = pending.get()
+            if item is None:
+                return
+            i, loss, out = item
+            try:
+                losses[i] = float(loss.asnumpy().sum())
+                out.asnumpy()
+            except Exception as err:  # (reported by the test's thread)
+                errors.append(err)
+    thread = threading.Thread(target=reader, daemon=True) if reader_thread else None
+    if thread:
+        thread.start()
+    for i in range(steps):
+        with autograd.record():
+            out = net(x)
+            loss = loss_fn(out, y)
+        loss.backward()
+        if thread:
+            pending.put((i, loss, out))
+        else:
+            losses[i] = float(loss.asnumpy().sum())
+        trainer.step(x.shape[0])
+    if thread:
+        pending.put(None)
+        thread.join(60)
+    assert not errors, repr(errors[0])
+    return [losses[i] for i in range(steps)]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_loss_read_by_another_thread_during_the_step(hybridize, threads_switch_often):
+    """Another thread reading a step's loss may run its (pending) backward before ``Trainer.step``
+    fuses the update into it: the update then applies to the gradients that run made, and training
+    learns what it learns single-threaded."""
+    x = mx.np.array(onp.random.RandomState(0).rand(8, 10).astype("float32"))
+    y = mx.np.array(onp.random.RandomState(1).rand(8, 4).astype("float32"))
+    results = []
+    for reader_thread in (False, True):
+        mx.random.seed(5)
+        net = _net(hybridize)
+        trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.01})
+        losses = _step_losses_read_by(net, trainer, x, y, STEPS, reader_thread)
+        results.append((losses, [p.data().asnumpy() for p in net.collect_params().values()]))
+    onp.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5)
+    for a, b in zip(results[0][1], results[1][1]):
+        onp.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_fused_update_of_a_backward_another_thread_ran():
+    """``autograd.pending_backward`` found the backward pending; another thread's read runs it
+    before the optimizer's update: ``update_all`` updates with the gradients that run computed."""
+    net = _net(True)  # (a hybridized block's backward is deferred from its first step)
+    x = mx.np.array(onp.random.RandomState(2).rand(4, 10).astype("float32"))
+    net(x)  # (shapes known: the parameters exist before the recorded step)
+    params = list(net.collect_params().values())
+    with autograd.record():
+        loss = (net(x) ** 2).sum()
+    loss.backward()
+    grads = [p.grad() for p in params]
+    pending = autograd.pending_backward(grads)
+    assert pending is not None  # (else the test tests nothing)
+    olds = [p.data().asnumpy() for p in params]
+    thread = threading.Thread(target=loss.asnumpy)
+    thread.start()
+    thread.join(60)
+    opt = mx.optimizer.SGD(learning_rate=0.1)
+    n = len(params)
+    new_weights, _ = opt.update_all([p.data().to_jax() for p in params], grads, [None] * n,
+                                    [0.1] * n, [0.0] * n, pending=pending)
+    for old, grad, new in zip(olds, grads, new_weights):
+        onp.testing.assert_allclose(onp.asarray(new), old - 0.1 * grad.asnumpy(), rtol=1e-5, atol=1e-6)
