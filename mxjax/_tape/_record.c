@@ -11,13 +11,13 @@
 #include "../graph/_slots.h"
 
 static PyObject *array_type, *node_type, *deferred_type, *plan_type, *leaf_type, *shape_cache, *inexact_table,
-    *lazy_input, *aval_key, *sequence, *array_classes, *empty_tuple, *one;
+    *lazy_input, *aval_key, *sequence, *thread_local, *tape_lock, *array_classes, *empty_tuple;
 
 /* Slots, read and written at their offsets; configure() checks that every one is a plain object
  * slot, else the recorder stays off (``ready`` is 0). */
 static PyObject *s_data, *s_var, *s_ag, *s_dc, *s_key, *s_fn, *s_inputs, *s_entries, *s_diff, *s_vjp,
     *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_datas, *s_values, *s_fused, *s_sig,
-    *s_region, *s_ints, *s_repeat, *s_node, *s_index, *s_owner, *s_sharers, *s_reads;
+    *s_region, *s_ints, *s_repeat, *s_node, *s_index, *s_owner, *s_sharers;
 enum { A_DATA, A_VAR, A_AG, A_DC, A_COUNT };
 static PyObject **array_names[A_COUNT] = {&s_data, &s_var, &s_ag, &s_dc};
 enum { N_KEY, N_FN, N_INPUTS, N_ENTRIES, N_DIFF, N_VJP, N_OUT_AVALS, N_MULTI, N_SEQ, N_NAME, N_CUSTOM, N_DYNAMIC,
@@ -25,15 +25,17 @@ enum { N_KEY, N_FN, N_INPUTS, N_ENTRIES, N_DIFF, N_VJP, N_OUT_AVALS, N_MULTI, N_
 static PyObject **node_names[N_COUNT] = {&s_key, &s_fn, &s_inputs, &s_entries, &s_diff, &s_vjp, &s_out_avals,
                                          &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_datas, &s_values,
                                          &s_fused, &s_sig, &s_region, &s_ints, &s_repeat};
-enum { D_NODE, D_INDEX, D_OWNER, D_SHARERS, D_READS, D_COUNT };
-static PyObject **deferred_names[D_COUNT] = {&s_node, &s_index, &s_owner, &s_sharers, &s_reads};
+enum { D_NODE, D_INDEX, D_OWNER, D_SHARERS, D_COUNT };
+static PyObject **deferred_names[D_COUNT] = {&s_node, &s_index, &s_owner, &s_sharers};
 static Py_ssize_t array_offsets[A_COUNT], node_offsets[N_COUNT], deferred_offsets[D_COUNT];
 static PyObject *array_descrs[A_COUNT];
 static int ready;
+static Py_ssize_t region_cap; /* Plan.CAP */
 
 /* Plan's attributes (an ordinary class: through getattr/setattr). */
 static PyObject *s_local, *s_read, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
-    *s_leaf_targets, *s_diff_positions, *s_refs, *s_unread, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax;
+    *s_leaf_targets, *s_diff_positions, *s_refs, *s_unread, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax,
+    *s_open, *s_acquire, *s_release;
 
 #define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
@@ -54,17 +56,24 @@ static inline void put(PyObject *obj, Py_ssize_t offset, PyObject *value) {
 }
 
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *a, *node, *deferred, *plan, *leaf, *cache, *table, *marker, *key_fn, *counter;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!OOO:configure", &PyType_Type, &a, &PyType_Type, &node, &PyType_Type,
+    PyObject *a, *node, *deferred, *plan, *leaf, *cache, *table, *marker, *key_fn, *counter, *local, *lock;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!OOOOO:configure", &PyType_Type, &a, &PyType_Type, &node, &PyType_Type,
                           &deferred, &PyType_Type, &plan, &PyType_Type, &leaf, &PyDict_Type, &cache, &PyDict_Type,
-                          &table, &marker, &key_fn, &counter))
+                          &table, &marker, &key_fn, &counter, &local, &lock))
         return NULL;
     PyObject **targets[] = {&array_type, &node_type, &deferred_type, &plan_type, &leaf_type, &shape_cache,
-                            &inexact_table, &lazy_input, &aval_key, &sequence};
-    PyObject *values[] = {a, node, deferred, plan, leaf, cache, table, marker, key_fn, counter};
+                            &inexact_table, &lazy_input, &aval_key, &sequence, &thread_local, &tape_lock};
+    PyObject *values[] = {a, node, deferred, plan, leaf, cache, table, marker, key_fn, counter, local, lock};
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         Py_INCREF(values[i]);
         Py_XSETREF(*targets[i], values[i]);
+    }
+    PyObject *cap = PyObject_GetAttrString(plan, "CAP");
+    region_cap = cap ? PyLong_AsSsize_t(cap) : -1;
+    Py_XDECREF(cap);
+    if (region_cap < 1) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "tape record: Plan.CAP must be positive");
+        return NULL;
     }
     ready = 1;
     for (int i = 0; i < A_COUNT; i++) ready &= (array_offsets[i] = slot_of(a, *array_names[i], &array_descrs[i])) >= 0;
@@ -104,7 +113,8 @@ static int plan_add(PyObject *plan, PyObject *node) {
         if (data == lazy_input) {
             PyObject *var = get(x, array_offsets[A_VAR]);
             PyObject *k = NULL;
-            if (var != NULL && Py_TYPE(var) == (PyTypeObject *)deferred_type) {
+            if (var != NULL && Py_TYPE(var) == (PyTypeObject *)deferred_type &&
+                get(get(var, deferred_offsets[D_NODE]), node_offsets[N_REGION]) == plan) {
                 PyObject *id = PyLong_FromVoidPtr(get(var, deferred_offsets[D_NODE]));
                 if (id == NULL) goto done;
                 k = PyDict_GetItemWithError(local, id); /* borrowed */
@@ -143,7 +153,7 @@ static int plan_add(PyObject *plan, PyObject *node) {
                 }
                 continue;
             }
-            held = PyObject_CallMethodNoArgs(x, s_to_jax); /* computed since it was recorded */
+            held = PyObject_CallMethodNoArgs(x, s_to_jax); /* run since (its region closed meanwhile) */
             if (held == NULL) goto done;
             data = held;
         }
@@ -262,6 +272,7 @@ static int plan_add(PyObject *plan, PyObject *node) {
         }
         Py_DECREF(entry);
     }
+    if (PyList_GET_SIZE(refs) >= region_cap && PyObject_SetAttr(plan, s_open, Py_False) < 0) goto done; /* full */
     ok = 0;
 done:
     Py_XDECREF(local);
@@ -280,11 +291,60 @@ done:
     return ok;
 }
 
-/* Whether ``var`` is a lazy output of a deferred node that has not run nor been planned (``unplanned``). */
-static int unplanned(PyObject *var) {
+/* Whether ``var`` is a lazy output of a deferred node of ``region`` (the thread's open region). */
+static int in_region(PyObject *var, PyObject *region) {
     if (Py_TYPE(var) != (PyTypeObject *)deferred_type) return 0;
     PyObject *node = get(var, deferred_offsets[D_NODE]);
-    return node != NULL && get(node, node_offsets[N_VALUES]) == Py_None && get(node, node_offsets[N_FUSED]) == Py_None;
+    return node != NULL && get(node, node_offsets[N_REGION]) == region;
+}
+
+/* The thread's open region (``recording.current_region``): a new reference, or NULL (with an error
+ * set, or none when there is no open region). */
+static PyObject *current_region(void) {
+    PyObject *ref = PyObject_GetAttr(thread_local, s_region);
+    if (ref == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
+        return NULL;
+    }
+    PyObject *region = NULL;
+    if (PyWeakref_CheckRef(ref)) {
+        PyObject *obj = PyWeakref_GetObject(ref); /* borrowed */
+        if (obj != NULL && obj != Py_None) {
+            PyObject *open = PyObject_GetAttr(obj, s_open);
+            if (open == Py_True) region = Py_NewRef(obj);
+            Py_XDECREF(open);
+        }
+    }
+    Py_DECREF(ref);
+    return region;
+}
+
+/* A new region, made the thread's (a new reference). */
+static PyObject *new_region(void) {
+    PyObject *region = PyObject_CallNoArgs(plan_type);
+    PyObject *ref = region ? PyWeakref_NewRef(region, NULL) : NULL;
+    if (ref == NULL || PyObject_SetAttr(thread_local, s_region, ref) < 0) Py_CLEAR(region);
+    Py_XDECREF(ref);
+    return region;
+}
+
+/* The tape's lock (``nodes.LOCK``), held while a node joins the thread's region: a read from another
+ * thread runs the region under it, so a node joins before that run takes the region's nodes, or finds
+ * the region closed and starts a new one -- never joins a region that already ran. */
+static int lock_tape(void) {
+    PyObject *r = PyObject_CallMethodNoArgs(tape_lock, s_acquire);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* Releases it, keeping any exception set. */
+static void unlock_tape(void) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *r = PyObject_CallMethodNoArgs(tape_lock, s_release);
+    if (r == NULL) PyErr_WriteUnraisable(tape_lock);
+    Py_XDECREF(r);
+    PyErr_Restore(type, value, tb);
 }
 
 /* A new array of ``cls`` (its slots the array class's) with these slot values (borrowed). */
@@ -316,7 +376,6 @@ static PyObject *deferred_output(PyObject *node, Py_ssize_t index, PyObject *str
     put(var, deferred_offsets[D_INDEX], i);
     put(var, deferred_offsets[D_OWNER], owner);
     put(var, deferred_offsets[D_SHARERS], Py_NewRef(empty_tuple));
-    put(var, deferred_offsets[D_READS], PyLong_FromLong(0));
     put(array, array_offsets[A_VAR], var);
     Py_DECREF(entry);
     return array;
@@ -338,7 +397,9 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
     Py_ssize_t n = PyTuple_GET_SIZE(inputs);
     PyObject *result = NULL, *shape_key = NULL, *datas = NULL, *entries = NULL, *diff = NULL, *held = NULL;
     PyObject *node = NULL, *region = NULL, *diff_tuple = NULL, *seq = NULL;
-    int lazy = 0, any_region = 1; /* any_region 0: the node joins no region (Python's region False) */
+    int lazy = 0, locked = 0;
+    region = current_region(); /* a lazy input of this region is wired in; any other is read now */
+    if (region == NULL && PyErr_Occurred()) goto done;
     shape_key = PyTuple_New(n + 1);
     datas = PyTuple_New(n);
     entries = PyTuple_New(n);
@@ -395,7 +456,7 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         PyTuple_SET_ITEM(shape_key, i + 1, aval);
         if (var == Py_None) {
             PyTuple_SET_ITEM(datas, i, Py_NewRef(data));
-        } else if (unplanned(var)) {
+        } else if (region != NULL && in_region(var, region)) {
             lazy = 1;
             PyTuple_SET_ITEM(datas, i, Py_NewRef(lazy_input));
         } else { /* lazy another way (computed since, engine work): its value now, as in Python */
@@ -422,16 +483,19 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         Py_DECREF(found);
         goto fallback;
     }
-    /* the region: a node without lazy inputs starts one; one reading only one region's joins it */
-    for (Py_ssize_t i = 0; i < n && any_region; i++) {
-        if (PyTuple_GET_ITEM(datas, i) != lazy_input) continue;
-        PyObject *var = get(PyTuple_GET_ITEM(inputs, i), array_offsets[A_VAR]);
-        PyObject *joined = get(get(var, deferred_offsets[D_NODE]), node_offsets[N_REGION]);
-        if (joined == Py_None || (region != NULL && region != joined)) any_region = 0;
-        else region = joined; /* borrowed until the node holds it */
+    /* the thread's open region, which the node joins: a read above (to_jax) may have closed the one
+     * found first (another thread's read of it), then plan_add reads its lazy inputs now */
+    if (lock_tape() < 0) {
+        Py_DECREF(found);
+        goto done;
+    }
+    locked = 1;
+    Py_XSETREF(region, current_region());
+    if (region == NULL && PyErr_Occurred()) {
+        Py_DECREF(found);
+        goto done;
     }
     /* from here on the recorder changes things: the Python one is not called any more */
-    Py_XINCREF(region);
     held = PyTuple_New(n);
     diff_tuple = held ? PyList_AsTuple(diff) : NULL;
     seq = diff_tuple ? PyIter_Next(sequence) : NULL;
@@ -455,13 +519,6 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
             goto done;
         }
         PyTuple_SET_ITEM(held, i, alias);
-        PyObject *reads = get(var, deferred_offsets[D_READS]);
-        PyObject *more = reads ? PyNumber_Add(reads, one) : NULL;
-        if (more == NULL) {
-            Py_DECREF(found);
-            goto done;
-        }
-        put(var, deferred_offsets[D_READS], more);
     }
     node = PyBaseObject_Type.tp_new((PyTypeObject *)node_type, empty_tuple, NULL);
     if (node == NULL) {
@@ -472,19 +529,17 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
                                  Py_False, datas, Py_None, Py_None, sig, Py_None, Py_False,
                                  repeat && defer ? Py_True : Py_False};
     for (int k = 0; k < N_COUNT; k++) put(node, node_offsets[k], Py_NewRef(values[k]));
-    if (any_region) {
-        if (region == NULL) {
-            region = PyObject_CallNoArgs(plan_type);
-            if (region == NULL) {
-                Py_DECREF(found);
-                goto done;
-            }
-        }
-        put(node, node_offsets[N_REGION], Py_NewRef(region));
-        if (plan_add(region, node) < 0) {
-            Py_DECREF(found);
-            goto done;
-        }
+    if (region == NULL && (region = new_region()) == NULL) {
+        Py_DECREF(found);
+        goto done;
+    }
+    put(node, node_offsets[N_REGION], Py_NewRef(region));
+    int added = plan_add(region, node);
+    unlock_tape();
+    locked = 0;
+    if (added < 0) {
+        Py_DECREF(found);
+        goto done;
     }
     Py_ssize_t m = PyTuple_GET_SIZE(structs);
     int is_multi = PyObject_IsTrue(multi);
@@ -509,6 +564,7 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
 fallback:
     result = Py_NewRef(Py_NotImplemented);
 done:
+    if (locked) unlock_tape();
     Py_DECREF(inputs);
     Py_XDECREF(shape_key);
     Py_XDECREF(datas);
@@ -524,8 +580,9 @@ done:
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(array_type, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence): the "
-     "classes and tables the recorder works with; returns whether it can (their attributes are plain slots)."},
+     "configure(array_type, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence, "
+     "thread_local, LOCK): the classes and tables the recorder works with; returns whether it can (their "
+     "attributes are plain slots)."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
      "record(key, fn, inputs, out_cls, name, defer, repeat): _tape.recording.record's deferred case, in C; "
      "NotImplemented where the Python recorder must record the op."},
@@ -542,15 +599,15 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_out_avals, "out_avals"}, {&s_multi, "multi"}, {&s_seq, "seq"}, {&s_name, "name"}, {&s_custom, "custom"},
         {&s_dynamic, "dynamic"}, {&s_datas, "datas"}, {&s_values, "values"}, {&s_fused, "fused"}, {&s_sig, "sig"},
         {&s_region, "region"}, {&s_ints, "ints"}, {&s_repeat, "repeat"}, {&s_node, "node"}, {&s_index, "index"},
-        {&s_owner, "owner"}, {&s_sharers, "sharers"}, {&s_reads, "reads"}, {&s_local, "local"}, {&s_read, "read"},
+        {&s_owner, "owner"}, {&s_sharers, "sharers"}, {&s_local, "local"}, {&s_read, "read"},
         {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},
         {&s_targets, "targets"}, {&s_target_slots, "target_slots"}, {&s_leaf_targets, "leaf_targets"},
         {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"}, {&s_unread, "unread"},
         {&s_node_wiring, "node_wiring"}, {&s_starts, "starts"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_to_jax, "to_jax"},
+        {&s_open, "open"}, {&s_acquire, "acquire"}, {&s_release, "release"},
     };
     if (intern_names(names, sizeof(names) / sizeof(names[0])) < 0) return NULL;
     empty_tuple = PyTuple_New(0);
-    one = PyLong_FromLong(1);
-    if (empty_tuple == NULL || one == NULL) return NULL;
+    if (empty_tuple == NULL) return NULL;
     return PyModule_Create(&module);
 }

@@ -17,7 +17,7 @@ from ..base import MXNetError
 from ..device import made_on
 from . import chain
 from .ints import vjp_of
-from .nodes import Leaf, Node, apply_vjp, clear_caches, materialize, seq_of
+from .nodes import Leaf, Node, apply_vjp, clear_caches, seq_of
 from .pending import defer_backward
 from .plan import _SIGHTINGS, fused_backward, plan_backward
 from .recording import record
@@ -117,10 +117,12 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
         if node.fused is not None:  # planned by an earlier lazy backward: run it (then it is freed)
             node.fused.run()
     deferred = [n for n in nodes if n.deferred]
-    if deferred and (retain_graph or create_graph):
-        materialize(deferred)  # later backwards need each node's own VJP: run them one by one
-    elif deferred:  # forward + backward of the deferred region as one compiled program
-        plan = plan_backward(deferred, cts.outputs)  # (None: they ran one by one, a first sighting)
+    regions = list({id(n.region): n.region for n in deferred}.values())
+    if len(regions) > 1 or (regions and (retain_graph or create_graph)):
+        for region in regions:  # later backwards need each node's own VJP (or the heads reach other threads' regions)
+            region.run()
+    elif regions:  # forward + backward of the deferred region as one compiled program
+        plan = plan_backward(regions[0], cts.outputs)  # (None: they ran one by one, a first sighting)
         if plan is not None:
             if lazy and len(deferred) == len(nodes) and defer_backward(plan):
                 return {}

@@ -1,5 +1,5 @@
 """Tape nodes: variables (:class:`Leaf`), recorded ops (:class:`Node`), the lazy outputs of
-deferred nodes (:class:`Deferred`) and running deferred nodes with their VJPs (:func:`materialize`),
+deferred nodes (:class:`Deferred`) and running deferred nodes with their VJPs (:func:`run_with_vjps`),
 with the compiled forward-with-VJP each node uses and the caches they live in."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import itertools
 import threading
 import weakref
 from operator import attrgetter
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import jax
 
@@ -77,17 +77,17 @@ class Node:
 
 
 class Deferred(Lazy):
-    """The ``_var`` of an output of a deferred node: reading it runs the node (if nothing has yet).
+    """The ``_var`` of an output of a deferred node: reading it runs the node's region (if nothing has
+    yet).
 
-    Who can still read the value decides whether a fused program returns it (see :func:`_kept`):
-    ``owner`` and ``sharers`` (views made since) are weak references to the arrays holding it, and
-    ``reads`` counts the deferred nodes that read it (each through an alias of its own, see
-    :func:`_alias`)."""
+    Who can still read the value decides whether a fused program returns it (see ``plan._kept``):
+    ``owner`` and ``sharers`` (views made since) are weak references to the arrays holding it (a
+    node reading it holds an alias of its own, see ``recording._alias``)."""
 
-    __slots__ = ("node", "index", "owner", "sharers", "reads", "__weakref__")
+    __slots__ = ("node", "index", "owner", "sharers", "__weakref__")
 
     def __init__(self, node: Node, index: int, owner: NDArray) -> None:
-        self.node, self.index, self.owner, self.sharers, self.reads = node, index, weakref.ref(owner), (), 0
+        self.node, self.index, self.owner, self.sharers = node, index, weakref.ref(owner), ()
 
     def share(self, array: NDArray) -> None:
         self.sharers += (weakref.ref(array),)
@@ -111,25 +111,15 @@ class Deferred(Lazy):
         return None
 
     def compute(self, array: NDArray) -> Any:
-        if self.node.values is None:
-            if self.node.fused is not None:
-                self.node.fused.run()
-            else:
-                materialize([self.node])
-        value = self.node.values[self.index]
-        if value is None:  # see Plan.seal: only nodes of the program read it, so nothing should be here
-            raise MXNetError(f"internal: the output of {self.node.name} was not kept by its fused program")
-        return value
-
-
-def unplanned(var: Any) -> bool:
-    """Whether an array's ``_var`` is the output of a deferred node that has not run (nor been planned to)."""
-    return type(var) is Deferred and var.node.values is None and var.node.fused is None
-
-
-def is_deferred(x: Any) -> bool:
-    """Whether ``x`` is a lazy output of a deferred node that has not run (nor been planned to)."""
-    return unplanned(getattr(x, "_var", None))
+        node = self.node
+        if node.values is None:
+            if node.fused is not None:  # planned by a lazy backward: that program computes it
+                node.fused.run()
+            elif node.region is not None:
+                node.region.run()
+        if node.values is None or node.values[self.index] is None:  # see plan._kept: nothing should be here
+            raise MXNetError(f"internal: the output of {node.name} was not computed by its region's program")
+        return node.values[self.index]
 
 
 def differentiable(x: Any) -> bool:
@@ -218,53 +208,27 @@ def struct_of(shape: tuple, dtype: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
-def _todo(nodes: Sequence[Node]) -> list[Node]:
-    """These deferred nodes and the deferred nodes they read, in turn: oldest first."""
-    todo, stack, seen = [], list(nodes), set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen or not node.deferred:
-            continue
-        seen.add(id(node))
-        todo.append(node)
-        stack.extend(x._var.node for x in node.inputs if is_deferred(x))
-    return sorted(todo, key=seq_of)
-
-
-def materialize(nodes: Sequence[Node]) -> None:
-    """Run these deferred nodes and the deferred nodes they read, oldest first, as ordinary nodes,
-    each with its own VJP (a read of a lazy value before ``backward``, or a backward that needs
-    each node's VJP).  They run as a bulk segment does (``graph._bulk_run``), each step a node's
-    forward returning its VJP too (:class:`WithVJP`): op by op the first times their structure is
-    seen, then as ONE program from the compile cache that returns every node's values and VJP
-    residuals (a program per op costs a dispatch each)."""
-    with LOCK:
-        todo = []
-        for node in _todo(nodes):
-            if node.fused is not None:  # planned by a lazy backward: that program computes it
-                node.fused.run()
-            elif node.deferred:  # (not computed by such a program run for an earlier node)
-                todo.append(node)
-        if not todo:
-            return
-        region = todo[0].region
-        if region is not None and len(region.node_wiring) == len(todo) and all(n.region is region for n in todo):
-            wiring, leaves = region.node_wiring, region.ext_values  # the region read whole: wired as it was recorded
-        else:
-            wiring, leaves = _wire(todo)
-        # each step gives its node's outputs and then its VJP: an output's position moves by the VJPs before it
-        shift = [k for k, node in enumerate(todo) for _ in node.out_avals]
-        steps = [(NamedOp(node.name), WithVJP.of(node), None,
-                  tuple([a + shift[a] if a >= 0 else a for a in w[3]]), True) for node, w in zip(todo, wiring)]
-        received = [_Received() for node in todo for _ in range(len(node.out_avals) + 1)]
-        if len(todo) == 1:  # one node: its own compiled forward-with-VJP is that program already
-            replay(steps, leaves, received, op_error)
-        else:
-            execute(steps, leaves, received, tuple(range(len(received))), op_error)
-        values = iter([r.value for r in received])
-        for node in todo:
-            node.values, node.datas, node.region = tuple([next(values) for _ in node.out_avals]), None, None
-            node.vjp = next(values)  # (no longer part of a region)
+def run_with_vjps(nodes: list[Node], wiring: list, leaves: list) -> None:
+    """Run these deferred nodes (oldest first; ``wiring`` as ``plan.Plan.add`` wires them, the
+    values from outside ``leaves``) as ordinary nodes, each with its own VJP: a read of a lazy
+    value before ``backward``, or a backward that needs each node's VJP.  They run as a bulk segment
+    does (``graph._bulk_run``), each step a node's forward returning its VJP too
+    (:class:`WithVJP`): op by op the first times their structure is seen, then as ONE program from
+    the compile cache that returns every node's values and VJP residuals (a program per op costs a
+    dispatch each)."""
+    # each step gives its node's outputs and then its VJP: an output's position moves by the VJPs before it
+    shift = [k for k, node in enumerate(nodes) for _ in node.out_avals]
+    steps = [(NamedOp(node.name), WithVJP.of(node), None,
+              tuple([a + shift[a] if a >= 0 else a for a in w[3]]), True) for node, w in zip(nodes, wiring)]
+    received = [_Received() for node in nodes for _ in range(len(node.out_avals) + 1)]
+    if len(nodes) == 1:  # one node: its own compiled forward-with-VJP is that program already
+        replay(steps, leaves, received, op_error)
+    else:
+        execute(steps, leaves, received, tuple(range(len(received))), op_error)
+    values = iter([r.value for r in received])
+    for node in nodes:
+        node.values, node.datas, node.region = tuple([next(values) for _ in node.out_avals]), None, None
+        node.vjp = next(values)  # (no longer part of a region)
 
 
 class _Received:
@@ -301,25 +265,3 @@ class WithVJP:
         if found is None:
             found = bounded(cls._made)[key] = cls(node.key, node.fn, node.diff, node.multi)
         return found
-
-
-def _wire(todo: list[Node]) -> tuple[list, list]:
-    """The nodes ``todo`` (oldest first) as a straight-line graph, as ``plan.Plan.add`` wires a region:
-    per node (key, diff, multi, args), and the values from outside."""
-    leaves, starts, wiring, count = [], {}, [], 0
-    for node in todo:
-        args = []
-        for x, data in zip(node.inputs, node.datas):
-            if data is LAZY_INPUT:
-                var = x._var
-                start = starts.get(id(var.node)) if type(var) is Deferred else None
-                if start is not None:  # an output of an earlier node of the program
-                    args.append(start + var.index)
-                    continue
-                data = x.to_jax()
-            args.append(-1 - len(leaves))
-            leaves.append(data)
-        starts[id(node)] = count
-        count += len(node.out_avals)
-        wiring.append((node.key, node.diff, node.multi, tuple(args)))
-    return wiring, leaves

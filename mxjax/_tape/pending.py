@@ -32,22 +32,24 @@ def defer_backward(plan: "Plan | Chain") -> bool:
 
 
 def region_of(head: NDArray) -> Plan | None:
-    """The region (wired while recording) whose nodes computed ``head``, if any."""
+    """The open region whose node computed ``head``, if any."""
     entry = head._ag
-    return entry[0].region if type(entry) is tuple else None
+    region = entry[0].region if type(entry) is tuple else None
+    return region if region is not None and region.open else None
 
 
 def defer_region_backward(region: Plan, head: NDArray, seed: Any) -> bool:
-    """:func:`defer_backward` from one head whose ``region`` (see :func:`region_of`) is exactly what it
-    depends on -- the usual training step -- without walking the graph.  False: nothing done."""
+    """:func:`defer_backward` from one head of an open ``region`` (see :func:`region_of`) whose
+    gradients all go to variables -- the usual training step -- without walking the graph: the
+    region is sealed with the head's cotangent.  False: nothing done (the region may be sealed, not run)."""
     if not region.leaf_targets:
         return False
     node, index = head._ag
     with LOCK:
-        if not region.chain_to(node):
+        if not region.open:
             return False
         region.seal({(id(node), index): seed})
-        if not region.fuse_now():
+        if not region.fuse_now() or not region.leaf_targets:
             return False
         PendingBackward(region)
         return True

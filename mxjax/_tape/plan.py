@@ -1,5 +1,5 @@
-"""Regions of deferred nodes wired into one program: forward, loss and VJP (a :class:`Plan`),
-and running it as the backward pass."""
+"""A thread's region of deferred nodes (a :class:`Plan`): run whole at a read, or sealed at
+``backward`` into one program of forward, loss and VJP, and running it as the backward pass."""
 from __future__ import annotations
 
 import itertools
@@ -12,10 +12,9 @@ import numpy as onp
 from ..base import MXNetError
 from .._invoke import op_error
 from ..graph import bulk as _bulk
-from ..graph.recorded import evaluate
-from .ints import as_float_out, inexact, integer, truncate_grad, twin
-from .nodes import (FUSED_CACHE, LAZY_INPUT, LOCK, Deferred, Leaf, NamedOp, Node, bounded, fused_program, materialize,
-                    seq_of)
+from ..graph.recorded import evaluate, inputs
+from .ints import as_float_out, inexact, integer, truncate_grad, twin, vjp_of
+from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Deferred, Leaf, NamedOp, Node, bounded, fused_program, run_with_vjps
 
 
 _STRUCTURES: dict = {}
@@ -32,44 +31,43 @@ def _structure_id(structure: tuple) -> int:
     return found
 
 
-def _kept(nodes: list[Node], internal: list) -> tuple:
-    """Per node, which outputs a program returns: not those that only later nodes of the program
-    read.  When no array holds one any more (not the user's, not a view: see :meth:`Deferred.held`)
-    and no deferred node outside the program reads it, nothing can read it afterwards; returning it
-    would keep every intermediate of the loss alive (a ``log_softmax`` over a vocabulary) and cost
-    an output buffer each.  ``internal``: the plan's reads of its own nodes' outputs (see
-    :meth:`Plan.add`)."""
-    kept = [[True] * len(node.out_avals) for node in nodes]
-    uses: dict = {}  # id(var) -> [var, reads inside the program, producer position]
+def _kept(nodes: list, internal: list) -> list:
+    """Per node, which outputs a program returns: not those that only later nodes of the region
+    read.  When no array holds one any more (not the user's, not a view: see :meth:`Deferred.held`),
+    nothing can read it afterwards (a deferred node of a later region reads a value, not the lazy
+    output); returning it would keep every intermediate of the loss alive (a ``log_softmax`` over a
+    vocabulary) and cost an output buffer each.  ``nodes``: the region's, None where one died;
+    ``internal``: the region's reads of its own nodes' outputs (see :meth:`Plan.add`)."""
+    kept = [None if node is None else [True] * len(node.out_avals) for node in nodes]
     for k, index, ref in internal:
         var = ref()
-        if var is None:  # no array holds it, not even an alias: nothing can read it
+        if kept[k] is not None and (var is None or not var.held()):
             kept[k][index] = False
-            continue
-        found = uses.get(id(var))
-        if found is None:
-            uses[id(var)] = [var, 1, k]
-        else:
-            found[1] += 1
-    for var, inside, k in uses.values():
-        if var.reads == inside and not var.held():
-            kept[k][var.index] = False
-    return tuple(map(tuple, kept))
+    return [tuple(keeps) for keeps in kept if keeps is not None]
 
 
 class Plan:
-    """Deferred nodes wired for one program, in recording order: the values coming from outside,
-    the gradient targets (entries outside: variables or ordinary nodes) and, once sealed, the
-    cotangents arriving at its outputs.
+    """A thread's *region*: its deferred nodes, in recording order, wired as one straight-line graph
+    (``graph.recorded``'s form, what a bulk segment records) with the values coming from outside
+    and the gradient targets (entries outside: variables or ordinary nodes).
 
-    Built while recording -- a *region*: a deferred node recorded only from the outputs of a
-    region's nodes joins it, so a backward from its last node finds the program already wired --
-    or at backward, from the nodes reachable from the heads.
+    Every deferred node a thread records joins its open region (``recording.current_region``), as
+    every imperative op joins its bulk segment.  The region is run whole, as a segment is: at a
+    read of one of its values, each node with its VJP (:meth:`run`); or sealed at ``backward``
+    with the cotangents arriving at its outputs (:meth:`seal`), as ONE program of forward, loss
+    and VJP -- then nodes the heads do not reach are computed with their VJPs by the same program.
+    Either closes it: the thread's next deferred node starts a new region.  Nodes hold their
+    region; the region holds them by weak reference (a node nobody holds is not computed).
     """
 
+    CAP = 4096  # nodes: a region holding as many takes no more (a loop recording values it never reads
+    # nor differentiates would otherwise grow one region, and what it holds, without end)
+
     def __init__(self) -> None:
+        self.open = True  # the thread's deferred nodes join it (until it runs, is sealed or is full)
+        self.done = False  # run (by a read, or by its backward's program)
         self.refs: list = []  # weak references to the nodes: nodes of a region point to it, not back
-        self.nodes: list[Node] = []  # the nodes themselves, once sealed
+        self.nodes: list[Node] = []  # the living nodes, once sealed
         self.local: dict = {}  # id(node) -> its position
         self.ext_values: list = []
         self.targets: list = []
@@ -77,13 +75,12 @@ class Plan:
         self.target_index: dict = {}
         self.target_slots: list = []
         self.diff_positions: list = []
-        # the region as a straight-line graph (``graph.recorded``'s form, what a bulk segment records):
         # per node (key, diff, multi, args), an arg the position of an output among the nodes' outputs
         # (>= 0) or of a value from outside (< 0: ``ext_values[-1 - a]``)
         self.node_wiring: list = []
         self.starts: list = [0]  # per node, the position of its first output; then the count of outputs
         # once sealed, the program's structure: (node wiring, cotangent slots, diff positions, target
-        # slots, kept outputs)
+        # slots, kept outputs, nodes computed with their VJPs), over the living nodes (``out_starts``)
         self.wiring: tuple | None = None
         self.read: list = []  # per node: whether a later node reads an output
         self.unread = 0
@@ -98,7 +95,7 @@ class Plan:
         for slot, data in enumerate(node.datas):
             if data is LAZY_INPUT:
                 var = inputs[slot]._var
-                k = local.get(id(var.node)) if type(var) is Deferred else None
+                k = local.get(id(var.node)) if type(var) is Deferred and var.node.region is self else None
                 if k is not None:
                     slots.append(self.starts[k] + var.index)
                     self.internal.append((k, var.index, weakref.ref(var)))
@@ -106,7 +103,7 @@ class Plan:
                         read[k] = True
                         self.unread -= 1
                     continue
-                data = inputs[slot].to_jax()  # computed since it was recorded
+                data = inputs[slot].to_jax()  # run since it was recorded (read from another thread)
             entry = entries[slot]
             if entry is not None:  # differentiated: a gradient leaves the region here; uses of one entry add up
                 leaf = type(entry) is Leaf
@@ -127,22 +124,50 @@ class Plan:
         read.append(False)
         self.unread += 1
         self.node_wiring.append((node.key, node.diff, node.multi, tuple(slots)))
+        if len(self.refs) >= self.CAP:
+            self.open = False
 
-    def chain_to(self, node: Node) -> bool:
-        """Whether every node of this region leads to ``node``, its last, and none has run or been planned."""
-        refs = self.refs
-        if refs[-1]() is not node or self.unread != 1:
-            return False
-        for ref in refs:  # all alive: each is read by a later one, up to ``node``
-            n = ref()
-            if n.values is not None or n.fused is not None:
-                return False
-        return True
+    def _living(self) -> tuple[list, list, list, list]:
+        """The region's nodes as recorded (None where one died), the living ones, their wiring and
+        where each one's outputs start.  A node nobody holds has no reader left (a reader holds it),
+        so the living nodes are a graph of their own."""
+        recorded = [ref() for ref in self.refs]
+        if None not in recorded:
+            return recorded, recorded, self.node_wiring, self.starts
+        moved: list = []  # a recorded output position -> its position among the living nodes' outputs
+        nodes, wiring, starts = [], [], [0]
+        for node, w, first, end in zip(recorded, self.node_wiring, self.starts, self.starts[1:]):
+            if node is None:
+                moved.extend([None] * (end - first))
+                continue
+            moved.extend(range(starts[-1], starts[-1] + end - first))
+            nodes.append(node)
+            wiring.append((*w[:3], tuple([a if a < 0 else moved[a] for a in w[3]])))
+            starts.append(starts[-1] + end - first)
+        return recorded, nodes, wiring, starts
+
+    def run(self) -> None:
+        """Run every living node with its VJP (a read of a value before ``backward``, or a backward
+        that needs each node's own VJP); the region is closed."""
+        with LOCK:
+            self.open = False
+            if self.done:
+                return
+            _, nodes, wiring, _ = self._living()
+            if nodes and nodes[0].fused is not None:  # sealed for a lazy backward: its program runs them
+                nodes[0].fused.run()
+                return
+            if nodes:  # (failed, it stays to run: a read raises the op's error again)
+                run_with_vjps(nodes, wiring, self.ext_values)
+            self.done = True
 
     def seal(self, cotangents: dict) -> None:
-        """Take the cotangents arriving at the nodes' outputs out of ``cotangents`` and fix the
-        program's structure (its cache key)."""
-        self.nodes = nodes = [ref() for ref in self.refs]
+        """Close the region and fix its backward program: take the cotangents arriving at its nodes'
+        outputs out of ``cotangents``; the gradients go to the targets the nodes with a cotangent
+        reach; living nodes they do not reach are computed with their VJPs (a later backward may
+        still need them).  (A region sealed but not run can still :meth:`run`.)"""
+        self.open = False
+        recorded, self.nodes, wiring, self.out_starts = recorded, nodes, wiring, starts = self._living()
         self.cts, ct_refs = [], []
         for k, node in enumerate(nodes):
             for i in range(len(node.out_avals)):
@@ -150,24 +175,39 @@ class Plan:
                 if ct is not None:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
-        self.wiring = (tuple(self.node_wiring), tuple(ct_refs), tuple(self.diff_positions),
-                       tuple(map(tuple, self.target_slots)), _kept(nodes, self.internal))
+        diff_positions, target_slots, unreached = self.diff_positions, self.target_slots, ()
+        if not (len(nodes) == len(recorded) and self.unread == 1 and ct_refs and ct_refs[-1][0] == len(nodes) - 1):
+            # not every node leads to the last one, which has a cotangent: what do the cotangents reach?
+            reached = [False] * len(nodes)
+            producer = [k for k in range(len(nodes)) for _ in range(starts[k], starts[k + 1])]
+            for k, _ in ct_refs:
+                reached[k] = True
+            for k in range(len(nodes) - 1, -1, -1):
+                if reached[k]:
+                    for a in wiring[k][3]:
+                        if a >= 0:
+                            reached[producer[a]] = True
+            used = {-1 - a for k, w in enumerate(wiring) if reached[k] for a in w[3] if a < 0}
+            targets, target_slots, diff_positions = [], [], []
+            for target, slots in zip(self.targets, self.target_slots):
+                mine = [self.diff_positions[d] for d in slots if self.diff_positions[d] in used]
+                if mine:
+                    targets.append(target)
+                    target_slots.append(list(range(len(diff_positions), len(diff_positions) + len(mine))))
+                    diff_positions.extend(mine)
+            self.targets, self.target_slots, self.diff_positions = targets, target_slots, diff_positions
+            self.leaf_targets = all(type(t) is Leaf for t in targets)
+            unreached = tuple(k for k in range(len(nodes)) if not reached[k])
+        self.wiring = (tuple(wiring), tuple(ct_refs), tuple(diff_positions), tuple(map(tuple, target_slots)),
+                       tuple(_kept(recorded, self.internal)), unreached)
         self.key = _structure_id((self.wiring, tuple(node.sig for node in nodes)))
 
-    @classmethod
-    def of(cls, deferred: list[Node], cotangents: dict) -> "Plan":
-        """The sealed plan of these deferred nodes (all reachable from the heads)."""
-        plan = cls()
-        for node in sorted(deferred, key=seq_of):
-            plan.add(node)
-        plan.seal(cotangents)
-        return plan
-
     def core(self) -> Callable:
-        """``(ext_values, cts, olds) -> (kept node outputs, target gradients)``; ``olds[t]`` (or None) is
-        added to target t's gradient (``grad_req='add'``); ``olds`` is None when no target adds."""
-        nodes, starts = self.nodes, self.starts
-        wiring, ct_refs, diff_positions, target_slots, kept = self.wiring
+        """``(ext_values, cts, olds) -> (kept node outputs and the VJPs of unreached nodes, target
+        gradients)``; ``olds[t]`` (or None) is added to target t's gradient (``grad_req='add'``);
+        ``olds`` is None when no target adds."""
+        nodes, starts = self.nodes, self.out_starts
+        wiring, ct_refs, diff_positions, target_slots, kept, unreached = self.wiring
         steps = [(None, n.fn, None, w[3], n.multi) for n, w in zip(nodes, wiring)]
         ct_positions = [starts[k] + i for k, i in ct_refs]
         kept_positions = [starts[k] + i for k, keeps in enumerate(kept) for i, keep in enumerate(keeps) if keep]
@@ -205,7 +245,9 @@ class Plan:
                 for s in slots[1:]:
                     total = total + grads[s]
                 totals.append(total if old is None else old + total.astype(old.dtype))
-            return [outs[r] for r in kept_positions], totals
+            # a node the cotangents do not reach: its VJP, from the values just computed (XLA shares the forward)
+            vjps = [vjp_of(nodes[k].fn, inputs(steps[k][3], outs, ext_values), nodes[k].diff)[1] for k in unreached]
+            return [outs[r] for r in kept_positions] + vjps, totals
         return core
 
     def fuse_now(self) -> bool:
@@ -237,34 +279,39 @@ class Plan:
         return avals
 
     def finish(self, values: list) -> None:
-        """The nodes have run: ``values`` are their kept outputs, in order (see :func:`_kept`)."""
+        """The program ran: ``values`` are the nodes' kept outputs, in order (see :func:`_kept`), then
+        the VJPs of the nodes the cotangents did not reach."""
+        self.done = True
+        kept, unreached = self.wiring[4], self.wiring[5]
         values = iter(values)
-        for node, keeps in zip(self.nodes, self.wiring[4]):
+        for node, keeps in zip(self.nodes, kept):
             outs = tuple(next(values) if keep else None for keep in keeps) if len(keeps) > 1 else (
                 next(values) if keeps[0] else None,)
             node.values, node.datas, node.vjp, node.fused, node.region = outs, None, None, None, None
+        for k in unreached:
+            self.nodes[k].vjp = next(values)
 
     def error(self, err: Exception) -> MXNetError:
         return op_error(NamedOp(" + ".join(n.name for n in self.nodes)), self.nodes[0].inputs, None, err)
 
 
-def plan_backward(deferred: list[Node], cotangents: dict) -> "Plan | None":
-    """The sealed plan of a region of deferred nodes, taking the cotangents arriving at its outputs
-    out of ``cotangents``; or None when the region is a first sighting of imperative ops (see
-    :meth:`Plan.fuse_now`): then its nodes ran one by one and the cotangents stay in
-    ``cotangents`` for the caller's node-by-node backward."""
+def plan_backward(region: Plan, cotangents: dict) -> "Plan | None":
+    """``region`` sealed for a backward, taking the cotangents arriving at its outputs out of
+    ``cotangents``; or None when it is a first sighting of imperative ops (see :meth:`Plan.fuse_now`):
+    then its nodes ran one by one and the cotangents stay in ``cotangents`` for the caller's
+    node-by-node backward."""
     with LOCK:
-        plan = Plan.of(deferred, cotangents)
-        if plan.fuse_now():
-            return plan
-        plan.sighted()
-        cotangents.update({(id(plan.nodes[k]), i): ct for (k, i), ct in zip(plan.wiring[1], plan.cts)})
-        materialize(deferred)
+        region.seal(cotangents)
+        if region.fuse_now():
+            return region
+        region.sighted()
+        cotangents.update({(id(region.nodes[k]), i): ct for (k, i), ct in zip(region.wiring[1], region.cts)})
+        region.run()
         return None
 
 
 def fused_backward(plan: Any) -> list[tuple[Any, Any]]:
-    """Forward + VJP of a planned region (:func:`plan_backward`) as one compiled program, run now
+    """Forward + VJP of a sealed region (:func:`plan_backward`) as one compiled program, run now
     (or the VJPs of a ``chain.Chain``, nodes that ran with them).  Returns ``[(entry, gradient)]``
     for the differentiable entries outside it that feed it.  The nodes end up computed and freed,
     as after a backward."""
@@ -277,5 +324,3 @@ def fused_backward(plan: Any) -> list[tuple[Any, Any]]:
             raise plan.error(err) from None
         plan.finish(values)
         return list(zip(plan.targets, grads))
-
-

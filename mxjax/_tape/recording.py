@@ -6,6 +6,8 @@ region of ops runs later as one program.
 training step); a change to one of them is a change to both."""
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Any, Callable, Sequence
 
 import jax
@@ -14,8 +16,8 @@ from ..base import MXNetError
 from .._ndarray import NDArray
 from .._invoke import op_error, wrap_outputs
 from .ints import INEXACT, inexact, int_tracked, integer_only
-from .nodes import (LAZY_INPUT, SHAPE_CACHE, Deferred, Leaf, NamedOp, Node, aval_key, bounded, forward_with_vjp,
-                    sequence, shape_entry, unplanned)
+from .nodes import (LAZY_INPUT, LOCK, SHAPE_CACHE, Deferred, Leaf, NamedOp, Node, aval_key, bounded, forward_with_vjp,
+                    sequence, shape_entry)
 from .plan import Plan
 
 try:  # the deferred case in C (_tape/_record.c), built with the package where a C compiler was found
@@ -23,6 +25,15 @@ try:  # the deferred case in C (_tape/_record.c), built with the package where a
 except ImportError:
     _configure_c = _record_c = None
 _native = None  # the C recorder while in use (see use_native)
+_local = threading.local()  # ``region``: a weak reference to the thread's region (see current_region)
+
+
+def current_region() -> Plan | None:
+    """The thread's open region: the deferred nodes it records join it (None: the next one starts
+    one).  Held weakly: a region nobody's nodes hold is gone."""
+    ref = getattr(_local, "region", None)
+    region = ref() if ref is not None else None
+    return region if region is not None and region.open else None
 
 
 def use_native(enabled: bool = True) -> bool:
@@ -30,7 +41,8 @@ def use_native(enabled: bool = True) -> bool:
     whether the C one is now in use.  Both do the same, the C one in a fraction of the time."""
     global _native
     _native = _record_c if enabled and _record_c is not None and _configure_c(
-        NDArray, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence) else None
+        NDArray, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence, _local,
+        LOCK) else None
     return _native is not None
 
 
@@ -39,7 +51,9 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     """Record ``fn`` on the inputs and return its outputs wrapped.
 
     The node runs now, unless ``defer`` is set or an input is a lazy output of a
-    deferred node (and ``fn`` has static shapes): then it is deferred too.  With
+    deferred node of this thread's open region (and ``fn`` has static shapes): then it is deferred
+    too, and joins the region.  A lazy input of another region (closed, or another thread's) is
+    read first.  With
     ``repeat`` (an imperative op, whose own programs every structure shares) its
     region compiles into one program only from the second time its structure is seen.
     """
@@ -48,9 +62,11 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
         if out is not NotImplemented:
             return out
     n = len(inputs)
+    region = current_region()
     diff, entries, datas, shape_key, lazy, ints = [], [None] * n, list(inputs), [key], False, False
     for i, x in enumerate(inputs):  # one pass: this runs for every recorded op
         if isinstance(x, NDArray):
+            var = x._var  # (before _data: a read settling x in another thread sets _data, then _var)
             data = x._data
             dtype = data.dtype
             if out_cls is None:
@@ -65,10 +81,9 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
                     entries[i] = ag
                     ints = True
             shape_key.append((data.shape, dtype))
-            var = x._var
             if var is None:
                 datas[i] = data
-            elif unplanned(var):
+            elif type(var) is Deferred and region is not None and var.node.region is region:
                 lazy = True
                 datas[i] = LAZY_INPUT
             else:
@@ -120,23 +135,19 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
                     for x, aval in zip(inputs, cache_key[1:]))
         out = bounded(SHAPE_CACHE)[cache_key] = (*shape_entry(out), sig)
     multi, avals, structs, sig = out
-    held = []
-    region = None  # a node without lazy inputs starts a region; one reading only one region's joins it
-    for x, data in zip(inputs, datas):
-        if data is LAZY_INPUT:
-            if region is not False:
-                joined = x._var.node.region
-                region = False if joined is None or region not in (None, joined) else joined
-            x = _alias(x)
-        held.append(x)
+    held = [_alias(x) if data is LAZY_INPUT else x for x, data in zip(inputs, datas)]
     node = Node(cache_key[0], fn, tuple(held), entries, diff, None, avals, multi, name)
     node.datas = tuple(datas)
     node.sig = sig
     node.ints = ints
     node.repeat = repeat
-    if region is not False:
-        node.region = region = Plan() if region is None else region
-        region.add(node)
+    with LOCK:  # (a read from another thread closes the region under it)
+        region = current_region()
+        if region is None:
+            region = Plan()
+            _local.region = weakref.ref(region)
+        node.region = region
+        region.add(node)  # (a lazy input whose region closed meanwhile is read there)
     if multi:
         results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy _data is read-only
         for i, r in enumerate(results):
@@ -152,10 +163,9 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
 def _alias(x: NDArray) -> NDArray:
     """What a deferred node holds for a lazy input ``x``: another array object with ``x``'s value
     and graph entry, so that whether anyone else still holds ``x`` stays observable (by weak
-    reference: see :func:`_kept`)."""
+    reference: see ``plan._kept``)."""
     alias = object.__new__(type(x))
     alias._data, alias._var, alias._ag, alias._dc = x._data, x._var, x._ag, x._dc
-    x._var.reads += 1
     return alias
 
 

@@ -11,7 +11,7 @@ new, and a loop body compiles once.  Outputs nobody holds are not computed at al
 A segment is handed over as what it recorded: ``nodes`` (``graph.recorded``'s straight-line
 graph), its ``leaves`` and its ``handles`` (the ``Pending`` values, which receive a value, or
 the error of the op that failed and of every op after it).  Autograd's deferred nodes read before
-``backward`` run here too, each step a node's forward returning its VJP (``_tape.nodes.materialize``).
+``backward`` run here too, each step a node's forward returning its VJP (``_tape.nodes.run_with_vjps``).
 """
 from __future__ import annotations
 
