@@ -17,7 +17,7 @@ from ..base import MXNetError
 from ..device import made_on
 from . import chain
 from .ints import vjp_of
-from .nodes import Leaf, Node, apply_vjp, clear_caches, seq_of
+from .nodes import LOCK, Leaf, Node, apply_vjp, clear_caches, seq_of
 from .pending import defer_backward
 from .plan import _SIGHTINGS, fused_backward, plan_backward
 from .recording import record
@@ -116,20 +116,22 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
     for node in nodes:
         if node.fused is not None:  # planned by an earlier lazy backward: run it (then it is freed)
             node.fused.run()
-    deferred = [n for n in nodes if n.deferred]
-    regions = list({id(n.region): n.region for n in deferred}.values())
-    if len(regions) > 1 or (regions and (retain_graph or create_graph)):
-        for region in regions:  # later backwards need each node's own VJP (or the heads reach other threads' regions)
-            region.run()
-    elif regions:  # forward + backward of the deferred region as one compiled program
-        plan = plan_backward(regions[0], cts.outputs)  # (None: they ran one by one, a first sighting)
-        if plan is not None:
-            if lazy and len(deferred) == len(nodes) and defer_backward(plan):
-                return {}
-            for entry, ct in fused_backward(plan):
-                cts.add(entry, ct)
-            done = {id(n) for n in deferred}
-            nodes = [n for n in nodes if id(n) not in done]
+    with LOCK:  # (another thread's read runs a region under it: which nodes are deferred stays so until sealed)
+        deferred = [n for n in nodes if n.deferred]
+        regions = list({id(n.region): n.region for n in deferred}.values())
+        plan = None
+        if len(regions) > 1 or (regions and (retain_graph or create_graph)):
+            for region in regions:  # later backwards need each node's own VJP (or the heads reach other threads' regions)
+                region.run()
+        elif regions:  # forward + backward of the deferred region as one compiled program
+            plan = plan_backward(regions[0], cts.outputs)  # (None: they ran one by one, a first sighting)
+    if plan is not None:
+        if lazy and len(deferred) == len(nodes) and defer_backward(plan):
+            return {}
+        for entry, ct in fused_backward(plan):
+            cts.add(entry, ct)
+        done = {id(n) for n in deferred}
+        nodes = [n for n in nodes if id(n) not in done]
     if not create_graph:  # nodes that ran with their VJPs (a read before backward, bulk off): one program
         found = chain.chain_of(nodes, cts.outputs, retain_graph)
         if found is not None:
