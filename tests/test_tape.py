@@ -13,6 +13,7 @@ from compile_counts import autograd_programs
 import mxjax as mx
 from mxjax import _tape, autograd, gluon
 from mxjax.gluon import nn
+from mxjax.graph.lazy import Pending
 
 pytestmark = pytest.mark.usefixtures("tape_recorders")  # the C and the Python recorder
 
@@ -53,8 +54,8 @@ def _oracle(params):
 
 
 def _not_run(x):
-    """Whether ``x`` is a lazy output of a deferred node that has not run."""
-    return type(x._var) is _tape.nodes.Deferred and x._var.node.values is None
+    """Whether ``x`` is a lazy output of a deferred node that has not run (a value of its region)."""
+    return type(x._var) is Pending and x._var.value is None and type(x._var.segment) is _tape.plan.Plan
 
 
 def _close(got, want, rtol=1e-5, atol=1e-6):
@@ -251,7 +252,9 @@ def test_the_region_wired_while_recording_serves_backward(monkeypatch):
     _close(out, want_out)
     for p, g in zip(net.collect_params().values(), want_grads):
         _close(p.grad(), g)
-    assert all(node.region is None for node in region.nodes)  # run: the region's links are dropped
+    nodes = [ref() for ref in region.refs]
+    assert all(node.region is None for node in nodes if node is not None)  # run: the region's links are dropped
+    assert region.nodes == [] and region.ext_values == []  # and the region lets go of its nodes and inputs
 
 
 def test_a_region_left_without_backward_is_freed_without_the_cycle_collector():
@@ -647,6 +650,28 @@ def test_a_loop_recording_values_it_drops_does_not_hold_them_all():
     assert first() is None
     assert len(y._ag[0].region.refs) <= _tape.plan.Plan.CAP
     _close(y, onp.full(4, 2 * _tape.plan.Plan.CAP + 1, onp.float32))
+
+
+def test_values_kept_from_a_region_that_ran_hold_none_of_the_inputs_it_read():
+    """A region's values point to it (as a bulk segment's do): once it ran, the values it read from
+    outside must not live on in it -- a loop keeping each step's loss would keep every old weight."""
+    import gc
+    shape = (29, 31)  # a shape no other array of this test has
+    gc.collect()
+    w = mx.np.array(onp.linspace(-1, 1, 29 * 31).reshape(shape).astype("float32"))
+    w.attach_grad()
+    v = mx.np.ones((31,))
+    losses = []
+    for _ in range(4):
+        with autograd.record():
+            loss = mx.np.dot(w, v).sum()
+        loss.backward()
+        losses.append(loss)
+        w[:] = w - 0.01 * w.grad  # a new buffer for w: the old one is the regions' only
+    gc.collect()
+    alive = sum(a.shape == shape for a in jax.live_arrays("cpu"))
+    assert alive == 2, f"{alive} buffers of shape {shape} alive: w, its gradient"
+    _close(losses[-1], (onp.linspace(-1, 1, 29 * 31) - 0.03).sum(), rtol=1e-4)
 
 
 def test_a_value_read_by_another_thread_while_its_region_grows(threads_switch_often):

@@ -10,24 +10,25 @@
  */
 #include "../graph/_slots.h"
 
-static PyObject *array_type, *node_type, *deferred_type, *plan_type, *leaf_type, *shape_cache, *inexact_table,
+static PyObject *array_type, *node_type, *pending_type, *plan_type, *leaf_type, *shape_cache, *inexact_table,
     *lazy_input, *aval_key, *sequence, *thread_local, *tape_lock, *array_classes, *empty_tuple;
 
 /* Slots, read and written at their offsets; configure() checks that every one is a plain object
  * slot, else the recorder stays off (``ready`` is 0). */
 static PyObject *s_data, *s_var, *s_ag, *s_dc, *s_key, *s_fn, *s_inputs, *s_entries, *s_diff, *s_vjp,
-    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_datas, *s_values, *s_fused, *s_sig,
-    *s_region, *s_ints, *s_repeat, *s_node, *s_index, *s_owner, *s_sharers;
+    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_datas, *s_outs, *s_fused, *s_sig,
+    *s_region, *s_ints, *s_repeat, *s_segment, *s_index, *s_aval, *s_value, *s_error, *s_owner, *s_sharers, *s_source;
 enum { A_DATA, A_VAR, A_AG, A_DC, A_COUNT };
 static PyObject **array_names[A_COUNT] = {&s_data, &s_var, &s_ag, &s_dc};
 enum { N_KEY, N_FN, N_INPUTS, N_ENTRIES, N_DIFF, N_VJP, N_OUT_AVALS, N_MULTI, N_SEQ, N_NAME, N_CUSTOM, N_DYNAMIC,
-       N_DATAS, N_VALUES, N_FUSED, N_SIG, N_REGION, N_INTS, N_REPEAT, N_COUNT };
+       N_DATAS, N_OUTS, N_FUSED, N_SIG, N_REGION, N_INTS, N_REPEAT, N_COUNT };
 static PyObject **node_names[N_COUNT] = {&s_key, &s_fn, &s_inputs, &s_entries, &s_diff, &s_vjp, &s_out_avals,
-                                         &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_datas, &s_values,
+                                         &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_datas, &s_outs,
                                          &s_fused, &s_sig, &s_region, &s_ints, &s_repeat};
-enum { D_NODE, D_INDEX, D_OWNER, D_SHARERS, D_COUNT };
-static PyObject **deferred_names[D_COUNT] = {&s_node, &s_index, &s_owner, &s_sharers};
-static Py_ssize_t array_offsets[A_COUNT], node_offsets[N_COUNT], deferred_offsets[D_COUNT];
+enum { P_SEGMENT, P_INDEX, P_AVAL, P_VALUE, P_ERROR, P_OWNER, P_SHARERS, P_SOURCE, P_COUNT };
+static PyObject **pending_names[P_COUNT] = {&s_segment, &s_index, &s_aval, &s_value, &s_error, &s_owner, &s_sharers,
+                                            &s_source};
+static Py_ssize_t array_offsets[A_COUNT], node_offsets[N_COUNT], pending_offsets[P_COUNT];
 static PyObject *array_descrs[A_COUNT];
 static int ready;
 static Py_ssize_t region_cap; /* Plan.CAP */
@@ -56,14 +57,14 @@ static inline void put(PyObject *obj, Py_ssize_t offset, PyObject *value) {
 }
 
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *a, *node, *deferred, *plan, *leaf, *cache, *table, *marker, *key_fn, *counter, *local, *lock;
+    PyObject *a, *node, *pending, *plan, *leaf, *cache, *table, *marker, *key_fn, *counter, *local, *lock;
     if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!OOOOO:configure", &PyType_Type, &a, &PyType_Type, &node, &PyType_Type,
-                          &deferred, &PyType_Type, &plan, &PyType_Type, &leaf, &PyDict_Type, &cache, &PyDict_Type,
+                          &pending, &PyType_Type, &plan, &PyType_Type, &leaf, &PyDict_Type, &cache, &PyDict_Type,
                           &table, &marker, &key_fn, &counter, &local, &lock))
         return NULL;
-    PyObject **targets[] = {&array_type, &node_type, &deferred_type, &plan_type, &leaf_type, &shape_cache,
+    PyObject **targets[] = {&array_type, &node_type, &pending_type, &plan_type, &leaf_type, &shape_cache,
                             &inexact_table, &lazy_input, &aval_key, &sequence, &thread_local, &tape_lock};
-    PyObject *values[] = {a, node, deferred, plan, leaf, cache, table, marker, key_fn, counter, local, lock};
+    PyObject *values[] = {a, node, pending, plan, leaf, cache, table, marker, key_fn, counter, local, lock};
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         Py_INCREF(values[i]);
         Py_XSETREF(*targets[i], values[i]);
@@ -78,10 +79,15 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     ready = 1;
     for (int i = 0; i < A_COUNT; i++) ready &= (array_offsets[i] = slot_of(a, *array_names[i], &array_descrs[i])) >= 0;
     for (int i = 0; i < N_COUNT; i++) ready &= (node_offsets[i] = slot_of(node, *node_names[i], NULL)) >= 0;
-    for (int i = 0; i < D_COUNT; i++) ready &= (deferred_offsets[i] = slot_of(deferred, *deferred_names[i], NULL)) >= 0;
+    for (int i = 0; i < P_COUNT; i++) ready &= (pending_offsets[i] = slot_of(pending, *pending_names[i], NULL)) >= 0;
     Py_XSETREF(array_classes, PyDict_New());
     if (array_classes == NULL) return NULL;
     return PyBool_FromLong(ready);
+}
+
+/* Whether ``var`` is a lazy value of ``region`` (an output of one of its deferred nodes). */
+static int in_region(PyObject *var, PyObject *region) {
+    return Py_TYPE(var) == (PyTypeObject *)pending_type && get(var, pending_offsets[P_SEGMENT]) == region;
 }
 
 /* Plan.add(plan, node) for a node recorded now: wire its inputs in after the plan's nodes. */
@@ -113,33 +119,32 @@ static int plan_add(PyObject *plan, PyObject *node) {
         if (data == lazy_input) {
             PyObject *var = get(x, array_offsets[A_VAR]);
             PyObject *k = NULL;
-            if (var != NULL && Py_TYPE(var) == (PyTypeObject *)deferred_type &&
-                get(get(var, deferred_offsets[D_NODE]), node_offsets[N_REGION]) == plan) {
-                PyObject *id = PyLong_FromVoidPtr(get(var, deferred_offsets[D_NODE]));
+            if (var != NULL && in_region(var, plan)) { /* an output of this region: its position */
+                PyObject *id = PyLong_FromVoidPtr(get(var, pending_offsets[P_SOURCE]));
                 if (id == NULL) goto done;
                 k = PyDict_GetItemWithError(local, id); /* borrowed */
                 Py_DECREF(id);
                 if (k == NULL && PyErr_Occurred()) goto done;
             }
             if (k != NULL) {
-                PyObject *index = get(var, deferred_offsets[D_INDEX]);
+                PyObject *slot = get(var, pending_offsets[P_INDEX]); /* the output's position in the region */
                 Py_ssize_t position = PyLong_AsSsize_t(k);
                 if (position < 0 || position >= PyList_GET_SIZE(read)) {
                     if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad node position");
                     goto done;
                 }
-                /* the output's position among the region's outputs: its node's start + its index */
+                /* its index among its node's outputs: the position less its node's start */
                 Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, position));
-                Py_ssize_t offset = start < 0 ? -1 : PyLong_AsSsize_t(index);
+                Py_ssize_t offset = start < 0 ? -1 : PyLong_AsSsize_t(slot) - start;
                 if (offset < 0) {
                     if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad output position");
                     goto done;
                 }
-                PyObject *slot = PyLong_FromSsize_t(start + offset);
-                if (slot == NULL) goto done;
-                PyTuple_SET_ITEM(slots, s, slot);
-                PyObject *ref = PyWeakref_NewRef(var, NULL);
+                PyTuple_SET_ITEM(slots, s, Py_NewRef(slot));
+                PyObject *index = PyLong_FromSsize_t(offset);
+                PyObject *ref = index ? PyWeakref_NewRef(var, NULL) : NULL;
                 PyObject *use = ref ? PyTuple_Pack(3, k, index, ref) : NULL;
+                Py_XDECREF(index);
                 Py_XDECREF(ref);
                 if (use == NULL || PyList_Append(internal, use) < 0) {
                     Py_XDECREF(use);
@@ -291,13 +296,6 @@ done:
     return ok;
 }
 
-/* Whether ``var`` is a lazy output of a deferred node of ``region`` (the thread's open region). */
-static int in_region(PyObject *var, PyObject *region) {
-    if (Py_TYPE(var) != (PyTypeObject *)deferred_type) return 0;
-    PyObject *node = get(var, deferred_offsets[D_NODE]);
-    return node != NULL && get(node, node_offsets[N_REGION]) == region;
-}
-
 /* The thread's open region (``recording.current_region``): a new reference, or NULL (with an error
  * set, or none when there is no open region). */
 static PyObject *current_region(void) {
@@ -358,26 +356,29 @@ static PyObject *new_array(PyTypeObject *cls, PyObject *data, PyObject *var, PyO
     return array;
 }
 
-/* Output ``index`` of ``node``: an array of ``cls`` holding ``struct``, its ``_var`` a new Deferred. */
-static PyObject *deferred_output(PyObject *node, Py_ssize_t index, PyObject *structure, PyTypeObject *cls) {
+/* Output ``index`` of ``node``, just added to ``region`` where its outputs start at ``start``: an array of
+ * ``cls`` holding ``struct``, its ``_var`` a new Pending of the region (as recording._output). */
+static PyObject *deferred_output(PyObject *node, Py_ssize_t index, PyObject *region, Py_ssize_t start,
+                                 PyObject *structure, PyTypeObject *cls) {
     PyObject *i = PyLong_FromSsize_t(index);
     PyObject *entry = i ? PyTuple_Pack(2, node, i) : NULL;
-    PyObject *array = entry ? new_array(cls, structure, Py_None, entry, Py_None) : NULL;
-    PyObject *var = array ? PyBaseObject_Type.tp_new((PyTypeObject *)deferred_type, empty_tuple, NULL) : NULL;
+    PyObject *position = entry ? PyLong_FromSsize_t(start + index) : NULL;
+    PyObject *array = position ? new_array(cls, structure, Py_None, entry, Py_None) : NULL;
+    PyObject *var = array ? PyBaseObject_Type.tp_new((PyTypeObject *)pending_type, empty_tuple, NULL) : NULL;
     PyObject *owner = var ? PyWeakref_NewRef(array, NULL) : NULL;
+    Py_XDECREF(i);
+    Py_XDECREF(entry);
     if (owner == NULL) {
-        Py_XDECREF(i);
-        Py_XDECREF(entry);
+        Py_XDECREF(position);
         Py_XDECREF(array);
         Py_XDECREF(var);
         return NULL;
     }
-    put(var, deferred_offsets[D_NODE], Py_NewRef(node));
-    put(var, deferred_offsets[D_INDEX], i);
-    put(var, deferred_offsets[D_OWNER], owner);
-    put(var, deferred_offsets[D_SHARERS], Py_NewRef(empty_tuple));
+    PyObject *values[P_COUNT] = {region, position, Py_None, Py_None, Py_None, owner, Py_None, node};
+    for (int k = 0; k < P_COUNT; k++) put(var, pending_offsets[k], Py_NewRef(values[k]));
+    Py_DECREF(position);
+    Py_DECREF(owner);
     put(array, array_offsets[A_VAR], var);
-    Py_DECREF(entry);
     return array;
 }
 
@@ -526,7 +527,7 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         goto done;
     }
     PyObject *values[N_COUNT] = {key, fn, held, entries, diff_tuple, Py_None, avals, multi, seq, name, Py_None,
-                                 Py_False, datas, Py_None, Py_None, sig, Py_None, Py_False,
+                                 Py_False, datas, empty_tuple, Py_None, sig, Py_None, Py_False,
                                  repeat && defer ? Py_True : Py_False};
     for (int k = 0; k < N_COUNT; k++) put(node, node_offsets[k], Py_NewRef(values[k]));
     if (region == NULL && (region = new_region()) == NULL) {
@@ -534,31 +535,42 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         goto done;
     }
     put(node, node_offsets[N_REGION], Py_NewRef(region));
-    int added = plan_add(region, node);
-    unlock_tape();
-    locked = 0;
-    if (added < 0) {
-        Py_DECREF(found);
-        goto done;
-    }
-    Py_ssize_t m = PyTuple_GET_SIZE(structs);
+    /* the node joins the region and its outputs are made under the lock: a read from another thread
+     * runs the region whole, and must find every output of its nodes to hand their values to */
+    Py_ssize_t m = PyTuple_GET_SIZE(structs), start = -1;
     int is_multi = PyObject_IsTrue(multi);
-    if (is_multi < 0) {
+    if (is_multi < 0 || (!is_multi && m != 1) || plan_add(region, node) < 0) {
+        if (is_multi == 0 && m != 1) PyErr_SetString(PyExc_TypeError, "tape record: a single-output entry with several structs");
         Py_DECREF(found);
         goto done;
     }
-    if (is_multi) {
-        result = PyTuple_New(m);
-        for (Py_ssize_t j = 0; result != NULL && j < m; j++) {
-            PyObject *o = deferred_output(node, j, PyTuple_GET_ITEM(structs, j), cls);
-            if (o == NULL) Py_CLEAR(result);
-            else PyTuple_SET_ITEM(result, j, o);
-        }
-    } else if (m == 1) {
-        result = deferred_output(node, 0, PyTuple_GET_ITEM(structs, 0), cls);
-    } else {
-        PyErr_SetString(PyExc_TypeError, "tape record: a single-output entry with several structs");
+    {
+        PyObject *starts = PyObject_GetAttr(region, s_starts); /* (plan_add checked it is a list) */
+        if (starts != NULL && PyList_GET_SIZE(starts) >= 2)
+            start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, PyList_GET_SIZE(starts) - 2));
+        Py_XDECREF(starts);
     }
+    PyObject *outs = start < 0 ? NULL : PyTuple_New(m);
+    PyObject *made = outs ? PyTuple_New(m) : NULL;
+    for (Py_ssize_t j = 0; made != NULL && j < m; j++) {
+        PyObject *o = deferred_output(node, j, region, start, PyTuple_GET_ITEM(structs, j), cls);
+        PyObject *ref = o ? PyWeakref_NewRef(get(o, array_offsets[A_VAR]), NULL) : NULL;
+        if (ref == NULL) {
+            Py_XDECREF(o);
+            Py_CLEAR(made);
+            break;
+        }
+        PyTuple_SET_ITEM(made, j, o);
+        PyTuple_SET_ITEM(outs, j, ref);
+    }
+    if (made != NULL) {
+        put(node, node_offsets[N_OUTS], Py_NewRef(outs));
+        result = is_multi ? Py_NewRef(made) : Py_NewRef(PyTuple_GET_ITEM(made, 0));
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_IndexError, "tape record: bad output start");
+    }
+    Py_XDECREF(outs);
+    Py_XDECREF(made);
     Py_DECREF(found);
     goto done;
 fallback:
@@ -580,7 +592,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(array_type, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence, "
+     "configure(array_type, Node, Pending, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence, "
      "thread_local, LOCK): the classes and tables the recorder works with; returns whether it can (their "
      "attributes are plain slots)."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
@@ -597,9 +609,10 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_data, "_data"}, {&s_var, "_var"}, {&s_ag, "_ag"}, {&s_dc, "_dc"}, {&s_key, "key"}, {&s_fn, "fn"},
         {&s_inputs, "inputs"}, {&s_entries, "entries"}, {&s_diff, "diff"}, {&s_vjp, "vjp"},
         {&s_out_avals, "out_avals"}, {&s_multi, "multi"}, {&s_seq, "seq"}, {&s_name, "name"}, {&s_custom, "custom"},
-        {&s_dynamic, "dynamic"}, {&s_datas, "datas"}, {&s_values, "values"}, {&s_fused, "fused"}, {&s_sig, "sig"},
-        {&s_region, "region"}, {&s_ints, "ints"}, {&s_repeat, "repeat"}, {&s_node, "node"}, {&s_index, "index"},
-        {&s_owner, "owner"}, {&s_sharers, "sharers"}, {&s_local, "local"}, {&s_read, "read"},
+        {&s_dynamic, "dynamic"}, {&s_datas, "datas"}, {&s_outs, "outs"}, {&s_fused, "fused"}, {&s_sig, "sig"},
+        {&s_region, "region"}, {&s_ints, "ints"}, {&s_repeat, "repeat"}, {&s_segment, "segment"},
+        {&s_index, "index"}, {&s_aval, "aval"}, {&s_value, "value"}, {&s_error, "error"}, {&s_owner, "owner"},
+        {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_local, "local"}, {&s_read, "read"},
         {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},
         {&s_targets, "targets"}, {&s_target_slots, "target_slots"}, {&s_leaf_targets, "leaf_targets"},
         {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"}, {&s_unread, "unread"},

@@ -1,23 +1,20 @@
-"""Tape nodes: variables (:class:`Leaf`), recorded ops (:class:`Node`), the lazy outputs of
-deferred nodes (:class:`Deferred`) and running deferred nodes with their VJPs (:func:`run_with_vjps`),
+"""Tape nodes: variables (:class:`Leaf`), recorded ops (:class:`Node`; a deferred node's outputs
+are ``graph.lazy.Pending`` values of its region) and running deferred nodes with their VJPs (:func:`run_with_vjps`),
 with the compiled forward-with-VJP each node uses and the caches they live in."""
 from __future__ import annotations
 
 import functools
 import itertools
 import threading
-import weakref
 from operator import attrgetter
 from typing import Any, Callable
 
 import jax
 
-from ..base import MXNetError
 from .._ndarray import NDArray
 from .._invoke import op_error
 from ..graph import compile_cache
 from ..graph._bulk_run import execute, replay
-from ..graph.lazy import Lazy
 from .ints import inexact, vjp_of
 
 
@@ -51,11 +48,12 @@ class Node:
     ``diff`` lists the input positions that are differentiated.  A deferred node
     has ``datas`` (its inputs' values captured when recorded; ``LAZY_INPUT`` where
     an input is itself lazy, and then ``inputs`` holds an alias of that array: see
-    ``recording._alias``) and no ``vjp`` or ``values`` until it runs.
+    ``recording._alias``), ``outs`` (weak references to its outputs' ``Pending`` values, which
+    receive the values when its region runs) and no ``vjp`` until it runs.
     """
 
     __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic", "datas", "values", "fused", "sig", "region", "ints", "repeat", "__weakref__")
+                 "custom", "dynamic", "datas", "outs", "fused", "sig", "region", "ints", "repeat", "__weakref__")
 
     def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
                  out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
@@ -63,7 +61,7 @@ class Node:
         self.vjp, self.out_avals, self.multi, self.name = vjp, out_avals, multi, name
         self.custom, self.dynamic = custom, dynamic
         self.datas: tuple | None = None
-        self.values: tuple | None = None
+        self.outs: tuple = ()
         self.fused: Any = None  # the PendingBackward that will compute this node
         self.sig: tuple | None = None  # a deferred node's input avals (("py", type name) for Python values)
         self.region: Any = None  # the region (a plan.Plan) a deferred node joined
@@ -74,52 +72,6 @@ class Node:
     @property
     def deferred(self) -> bool:
         return self.datas is not None
-
-
-class Deferred(Lazy):
-    """The ``_var`` of an output of a deferred node: reading it runs the node's region (if nothing has
-    yet).
-
-    Who can still read the value decides whether a fused program returns it (see ``plan._kept``):
-    ``owner`` and ``sharers`` (views made since) are weak references to the arrays holding it (a
-    node reading it holds an alias of its own, see ``recording._alias``)."""
-
-    __slots__ = ("node", "index", "owner", "sharers", "__weakref__")
-
-    def __init__(self, node: Node, index: int, owner: NDArray) -> None:
-        self.node, self.index, self.owner, self.sharers = node, index, weakref.ref(owner), ()
-
-    def share(self, array: NDArray) -> None:
-        self.sharers += (weakref.ref(array),)
-
-    def held(self) -> bool:
-        """Whether an array outside the tape (the user's, a view) still holds this value."""
-        return self.owner() is not None or any(ref() is not None for ref in self.sharers)
-
-    def device(self, array: NDArray) -> Any:
-        """Where the node runs: where its region's program runs (where the values it takes from
-        outside are), else where its first array input is (computed, or lazy in turn)."""
-        region = self.node.region
-        if region is not None:
-            for value in region.ext_values:
-                sharding = getattr(value, "sharding", None)  # (a buffer donated since still says where it was)
-                if sharding is not None:
-                    return next(iter(sharding.device_set))
-        for x in self.node.inputs:
-            if isinstance(x, NDArray):
-                return x._where()
-        return None
-
-    def compute(self, array: NDArray) -> Any:
-        node = self.node
-        if node.values is None:
-            if node.fused is not None:  # planned by a lazy backward: that program computes it
-                node.fused.run()
-            elif node.region is not None:
-                node.region.run()
-        if node.values is None or node.values[self.index] is None:  # see plan._kept: nothing should be here
-            raise MXNetError(f"internal: the output of {node.name} was not computed by its region's program")
-        return node.values[self.index]
 
 
 def differentiable(x: Any) -> bool:
@@ -227,8 +179,17 @@ def run_with_vjps(nodes: list[Node], wiring: list, leaves: list) -> None:
         execute(steps, leaves, received, tuple(range(len(received))), op_error)
     values = iter([r.value for r in received])
     for node in nodes:
-        node.values, node.datas, node.region = tuple([next(values) for _ in node.out_avals]), None, None
-        node.vjp = next(values)  # (no longer part of a region)
+        settle(node, [next(values) for _ in node.out_avals])
+        node.datas, node.region, node.vjp = None, None, next(values)  # (no longer part of a region)
+
+
+def settle(node: Node, values: Any) -> None:
+    """Hand a deferred node's computed outputs (None: one its program did not return) to the arrays'
+    ``Pending`` values that still exist."""
+    for ref, value in zip(node.outs, values):
+        handle = ref()
+        if handle is not None:
+            handle.value = value
 
 
 class _Received:

@@ -11,10 +11,12 @@ import numpy as onp
 
 from ..base import MXNetError
 from .._invoke import op_error
+from .._ndarray import NDArray
 from ..graph import bulk as _bulk
 from ..graph.recorded import evaluate, inputs
 from .ints import as_float_out, inexact, integer, truncate_grad, twin, vjp_of
-from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Deferred, Leaf, NamedOp, Node, bounded, fused_program, run_with_vjps
+from ..graph.lazy import Pending
+from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Leaf, NamedOp, Node, bounded, fused_program, run_with_vjps, settle
 
 
 _STRUCTURES: dict = {}
@@ -33,7 +35,7 @@ def _structure_id(structure: tuple) -> int:
 
 def _kept(nodes: list, internal: list) -> list:
     """Per node, which outputs a program returns: not those that only later nodes of the region
-    read.  When no array holds one any more (not the user's, not a view: see :meth:`Deferred.held`),
+    read.  When no array holds one any more (not the user's, not a view: see :meth:`Pending.held`),
     nothing can read it afterwards (a deferred node of a later region reads a value, not the lazy
     output); returning it would keep every intermediate of the loss alive (a ``log_softmax`` over a
     vocabulary) and cost an output buffer each.  ``nodes``: the region's, None where one died;
@@ -84,8 +86,8 @@ class Plan:
         self.wiring: tuple | None = None
         self.read: list = []  # per node: whether a later node reads an output
         self.unread = 0
-        # per such read: (producer position, output index, a weak reference to the output's Deferred:
-        # a strong one would make a cycle node -> region -> Deferred -> node)
+        # per such read: (producer position, output index, a weak reference to the output's Pending:
+        # a strong one would make a cycle node -> region -> Pending -> node)
         self.internal: list = []
 
     def add(self, node: Node) -> None:
@@ -95,10 +97,10 @@ class Plan:
         for slot, data in enumerate(node.datas):
             if data is LAZY_INPUT:
                 var = inputs[slot]._var
-                k = local.get(id(var.node)) if type(var) is Deferred and var.node.region is self else None
-                if k is not None:
-                    slots.append(self.starts[k] + var.index)
-                    self.internal.append((k, var.index, weakref.ref(var)))
+                if type(var) is Pending and var.segment is self:  # an output of this region: its position
+                    k = local[id(var.source)]
+                    slots.append(var.index)
+                    self.internal.append((k, var.index - self.starts[k], weakref.ref(var)))
                     if not read[k]:
                         read[k] = True
                         self.unread -= 1
@@ -159,7 +161,26 @@ class Plan:
                 return
             if nodes:  # (failed, it stays to run: a read raises the op's error again)
                 run_with_vjps(nodes, wiring, self.ext_values)
-            self.done = True
+            self._close()
+
+    def _close(self) -> None:
+        """It ran: an array holding one of its values holds the region (as a bulk segment's value
+        does its segment), so it lets go of the values it took from outside and of its nodes (which
+        hold such arrays: a cycle)."""
+        self.done = True
+        self.ext_values, self.cts, self.nodes = [], [], []
+
+    def device_of(self, handle: Pending) -> Any:
+        """Where a value not computed yet will be: where the region's program runs (where the values
+        it takes from outside are), else where its node's first array input is."""
+        for value in self.ext_values:
+            sharding = getattr(value, "sharding", None)  # (a buffer donated since still says where it was)
+            if sharding is not None:
+                return next(iter(sharding.device_set))
+        for x in handle.source.inputs:
+            if isinstance(x, NDArray):
+                return x._where()
+        return None
 
     def seal(self, cotangents: dict) -> None:
         """Close the region and fix its backward program: take the cotangents arriving at its nodes'
@@ -281,15 +302,14 @@ class Plan:
     def finish(self, values: list) -> None:
         """The program ran: ``values`` are the nodes' kept outputs, in order (see :func:`_kept`), then
         the VJPs of the nodes the cotangents did not reach."""
-        self.done = True
         kept, unreached = self.wiring[4], self.wiring[5]
         values = iter(values)
         for node, keeps in zip(self.nodes, kept):
-            outs = tuple(next(values) if keep else None for keep in keeps) if len(keeps) > 1 else (
-                next(values) if keeps[0] else None,)
-            node.values, node.datas, node.vjp, node.fused, node.region = outs, None, None, None, None
+            settle(node, [next(values) if keep else None for keep in keeps])
+            node.datas, node.vjp, node.fused, node.region = None, None, None, None
         for k in unreached:
             self.nodes[k].vjp = next(values)
+        self._close()
 
     def error(self, err: Exception) -> MXNetError:
         return op_error(NamedOp(" + ".join(n.name for n in self.nodes)), self.nodes[0].inputs, None, err)

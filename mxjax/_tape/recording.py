@@ -16,8 +16,9 @@ from ..base import MXNetError
 from .._ndarray import NDArray
 from .._invoke import op_error, wrap_outputs
 from .ints import INEXACT, inexact, int_tracked, integer_only
-from .nodes import (LAZY_INPUT, LOCK, SHAPE_CACHE, Deferred, Leaf, NamedOp, Node, aval_key, bounded, forward_with_vjp,
-                    sequence, shape_entry)
+from ..graph.lazy import Pending
+from .nodes import (LAZY_INPUT, LOCK, SHAPE_CACHE, Leaf, NamedOp, Node, aval_key, bounded, forward_with_vjp, sequence,
+                    shape_entry)
 from .plan import Plan
 
 try:  # the deferred case in C (_tape/_record.c), built with the package where a C compiler was found
@@ -41,7 +42,7 @@ def use_native(enabled: bool = True) -> bool:
     whether the C one is now in use.  Both do the same, the C one in a fraction of the time."""
     global _native
     _native = _record_c if enabled and _record_c is not None and _configure_c(
-        NDArray, Node, Deferred, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence, _local,
+        NDArray, Node, Pending, Plan, Leaf, SHAPE_CACHE, INEXACT, LAZY_INPUT, aval_key, sequence, _local,
         LOCK) else None
     return _native is not None
 
@@ -83,7 +84,7 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
             shape_key.append((data.shape, dtype))
             if var is None:
                 datas[i] = data
-            elif type(var) is Deferred and region is not None and var.node.region is region:
+            elif type(var) is Pending and region is not None and var.segment is region:
                 lazy = True
                 datas[i] = LAZY_INPUT
             else:
@@ -141,22 +142,29 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
     node.sig = sig
     node.ints = ints
     node.repeat = repeat
-    with LOCK:  # (a read from another thread closes the region under it)
+    with LOCK:  # (a read from another thread closes the region under it: it finds the outputs made)
         region = current_region()
         if region is None:
             region = Plan()
             _local.region = weakref.ref(region)
         node.region = region
         region.add(node)  # (a lazy input whose region closed meanwhile is read there)
-    if multi:
-        results = tuple(out_cls._wrap(struct) for struct in structs)  # shared: a lazy _data is read-only
-        for i, r in enumerate(results):
-            r._ag = (node, i)
-            r._var = Deferred(node, i, r)
-        return results
-    result = out_cls._wrap(structs[0])
-    result._ag = (node, 0)
-    result._var = Deferred(node, 0, result)
+        results = [_output(node, i, region, struct, out_cls) for i, struct in enumerate(structs)]
+        node.outs = tuple([weakref.ref(r._var) for r in results])
+    return tuple(results) if multi else results[0]
+
+
+def _output(node: Node, index: int, region: Plan, struct: Any, out_cls: type) -> NDArray:
+    """Output ``index`` of ``node``, just added to ``region``: an ``out_cls`` array (its ``_data`` the
+    shared stand-in struct: a lazy ``_data`` is read-only) whose ``_var`` is a new ``Pending`` of the
+    region (its position among the region's outputs, as the region's wiring refers to it)."""
+    result = out_cls._wrap(struct)
+    handle = object.__new__(Pending)
+    handle.segment, handle.index, handle.aval, handle.source = region, region.starts[-2] + index, None, node
+    handle.value = handle.error = handle.sharers = None
+    handle.owner = weakref.ref(result)
+    result._ag = (node, index)
+    result._var = handle
     return result
 
 

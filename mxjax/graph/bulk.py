@@ -34,7 +34,7 @@ from ..base import MXNetValueError
 from ..device import jax_default_device
 from ._bulk_policy import Sightings, _settings
 from ._bulk_run import execute, replay
-from .lazy import Lazy
+from .lazy import Pending
 
 __all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "record_python", "settings",
            "configure", "configure_methods", "configure_tape", "operator_method", "try_record", "use_native"]
@@ -65,39 +65,6 @@ def configure(array_type: type, op_error: Callable[..., Exception], infer: Calla
         use_native(True)
 
 
-class Pending(Lazy):
-    """One output of a recorded op (made by :func:`record`): output ``index`` of ``segment``, of
-    abstract value ``aval``; ``value`` once the segment ran (``error`` if it failed).  ``owner``
-    (and ``sharers``, views made since) are weak references to the arrays holding it."""
-
-    __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers", "source")
-
-    def compute(self, array: Any) -> Any:
-        if self.value is None and self.error is None:
-            self.segment.run()
-        if self.error is not None:
-            raise self.error
-        return self.value
-
-    def share(self, array: Any) -> None:
-        if self.value is None:
-            self.sharers = (self.sharers or ()) + (weakref.ref(array),)
-
-    def device(self, array: Any) -> Any:
-        """Where the value will be: where its op's first array input is (``source``: a leaf's
-        ref, or a handle of the segment), or, for an op that makes new arrays, JAX's default
-        device (such ops are recorded only where that is the current device)."""
-        handle = self
-        while handle.value is None:
-            source = handle.source
-            if source is None:
-                return jax_default_device()
-            if source < 0:
-                return next(iter(self.segment.leaves[-1 - source].devices()))
-            handle = self.segment.handles[source]
-        return next(iter(handle.value.devices()))
-
-
 class Segment:
     """One thread's recorded ops, not run yet.  ``lock`` guards recording against a run from
     another thread (a read of a value this thread recorded)."""
@@ -115,6 +82,19 @@ class Segment:
         self.leaf_refs: dict = {}  # id(leaf) -> its ref (-1 - position)
         self.handles: list = []    # Pending outputs, in order
 
+    def device_of(self, handle: Pending) -> Any:
+        """Where a value not computed yet will be: where its op's first array input is (``source``:
+        a leaf's ref, or a handle of the segment), or, for an op that makes new arrays, JAX's
+        default device (such ops are recorded only where that is the current device)."""
+        while handle.value is None:
+            source = handle.source
+            if source is None:
+                return jax_default_device()
+            if source < 0:
+                return next(iter(self.leaves[-1 - source].devices()))
+            handle = self.handles[source]
+        return next(iter(handle.value.devices()))
+
     def run(self) -> None:
         """Compute every value of this segment an array still holds, and start a new segment."""
         with self.lock:
@@ -123,21 +103,14 @@ class Segment:
                 return
             leaves, handles = self.leaves, self.handles
             self._reset()
-            wanted = tuple([i for i, h in enumerate(handles)  # (``_held``, inlined: per op)
-                            if h.owner() is not None or (h.sharers is not None and _held(h))])
+            wanted = tuple([i for i, h in enumerate(handles)  # (``Pending.held``, inlined: per op)
+                            if h.owner() is not None or (h.sharers is not None and h.held())])
             if not wanted:
                 return
             if len(nodes) == 1:  # one op: its own compiled function is that program already
                 replay(nodes, leaves, handles, _op_error)
             else:
                 execute(nodes, leaves, handles, wanted, _op_error)
-
-
-def _held(handle: Pending) -> bool:
-    """Whether an array still holds this value (else it need not be computed)."""
-    if handle.owner() is not None:
-        return True
-    return handle.sharers is not None and any(ref() is not None for ref in handle.sharers)
 
 
 _local = threading.local()

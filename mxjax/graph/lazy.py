@@ -1,17 +1,21 @@
 """The protocol of a value not computed yet: what an array's ``_var`` holds while it is lazy.
 
 An array whose ``_var`` is a :class:`Lazy` has only its shape and dtype (its ``_data`` is a
-``jax.ShapeDtypeStruct``); reading it calls ``compute``.  The kinds are: an imperative op
-held back in a bulk segment (``graph.bulk``), an op under deferred compute, a node of an
-autograd region deferred until its region runs, and a gradient its backward has not
-produced yet.  ``pending`` is always true, so the imperative fast path sends an array
-with any of them down its slow path, which computes it first.
+``jax.ShapeDtypeStruct``); reading it calls ``compute``.  The value of a recorded graph not run
+yet is a :class:`Pending`, whichever graph holds it: an imperative op held back in a bulk
+segment (``graph.bulk``) or a node of an autograd region (``_tape.plan``).  The other kinds are
+an op under deferred compute and a gradient its backward has not produced yet.  ``pending`` is
+always true, so the imperative fast path sends an array with any of them down its slow path,
+which computes it first.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
-__all__ = ["Lazy"]
+from ..base import MXNetError
+
+__all__ = ["Lazy", "Pending"]
 
 
 class Lazy:
@@ -32,3 +36,43 @@ class Lazy:
     def share(self, array: Any) -> None:
         """``array`` now holds this same lazy value too (a view as another array class).  Kinds
         that compute only the values someone still holds are told here; the others need not."""
+
+
+class Pending(Lazy):
+    """Output ``index`` of a recorded graph not run yet: ``segment`` runs it (a bulk ``Segment``, or
+    an autograd region, ``_tape.plan.Plan``: ``index`` is the output's position among the graph's
+    outputs, as its wiring refers to it) and sets ``value`` (``error`` if its op failed).  ``owner``
+    (and ``sharers``, views made since) are weak references to the arrays holding it: a graph
+    computes only the values an array still holds.  ``source`` is what the value comes from: in a
+    bulk segment, where its op's first array input is (a leaf's ref, or the index of a value of the
+    segment), for its device; in a region, the node computing it (held: a view holding only this
+    value keeps the node alive).  ``aval``: its abstract value in a bulk segment (None in a region).
+    Made without ``__init__`` by the recorders (C and Python), which set every slot."""
+
+    __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers", "source", "__weakref__")
+
+    def compute(self, array: Any) -> Any:
+        if self.value is None and self.error is None:
+            self.segment.run()
+        if self.error is not None:
+            raise self.error
+        value = self.value
+        if value is None:  # a graph computes what an array holds: nothing should get here
+            raise MXNetError(f"internal: a value of {type(self.segment).__name__} was not computed by its program")
+        return value
+
+    def share(self, array: Any) -> None:
+        if self.value is None:
+            self.sharers = (self.sharers or ()) + (weakref.ref(array),)
+
+    def held(self) -> bool:
+        """Whether an array still holds this value (else it need not be computed)."""
+        if self.owner() is not None:
+            return True
+        return self.sharers is not None and any(ref() is not None for ref in self.sharers)
+
+    def device(self, array: Any) -> Any:
+        value = self.value
+        if value is not None:
+            return next(iter(value.devices()))
+        return self.segment.device_of(self)
