@@ -116,7 +116,9 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
     for node in nodes:
         if node.fused is not None:  # planned by an earlier lazy backward: run it (then it is freed)
             node.fused.run()
-    with LOCK:  # (another thread's read runs a region under it: which nodes are deferred stays so until sealed)
+    # (another thread's read runs a region under the lock: which nodes are deferred stays so until
+    # the sealed region runs or is left pending -- a read between would run it and close it)
+    with LOCK:
         deferred = [n for n in nodes if n.deferred]
         regions = list({id(n.region): n.region for n in deferred}.values())
         plan = None
@@ -125,13 +127,13 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
                 region.run()
         elif regions:  # forward + backward of the deferred region as one compiled program
             plan = plan_backward(regions[0], cts.outputs)  # (None: they ran one by one, a first sighting)
-    if plan is not None:
-        if lazy and len(deferred) == len(nodes) and defer_backward(plan):
-            return {}
-        for entry, ct in fused_backward(plan):
-            cts.add(entry, ct)
-        done = {id(n) for n in deferred}
-        nodes = [n for n in nodes if id(n) not in done]
+        if plan is not None:
+            if lazy and len(deferred) == len(nodes) and defer_backward(plan):
+                return {}
+            for entry, ct in fused_backward(plan):
+                cts.add(entry, ct)
+            done = {id(n) for n in deferred}
+            nodes = [n for n in nodes if id(n) not in done]
     if not create_graph:  # nodes that ran with their VJPs (a read before backward, bulk off): one program
         found = chain.chain_of(nodes, cts.outputs, retain_graph)
         if found is not None:
