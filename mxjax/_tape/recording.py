@@ -159,12 +159,8 @@ def _output(node: Node, index: int, region: Plan, struct: Any, out_cls: type) ->
     shared stand-in struct: a lazy ``_data`` is read-only) whose ``_var`` is a new ``Pending`` of the
     region (its position among the region's outputs, as the region's wiring refers to it)."""
     result = out_cls._wrap(struct)
-    handle = object.__new__(Pending)
-    handle.segment, handle.index, handle.aval, handle.source = region, region.starts[-2] + index, None, node
-    handle.value = handle.error = handle.sharers = None
-    handle.owner = weakref.ref(result)
     result._ag = (node, index)
-    result._var = handle
+    Pending.held_by(result, region, region.starts[-2] + index, None, node)
     return result
 
 

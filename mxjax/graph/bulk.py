@@ -44,7 +44,7 @@ _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without b
 # would start JAX's backend at import: the DataLoader's fork server must not)
 _CONST = (int, float, bool, complex)
 _HostArray = onp.ndarray
-_new, _ref = object.__new__, weakref.ref
+_new = object.__new__
 
 
 # Set by the NDArray layer (``configure``): its array class, how it names a failed op, and how
@@ -287,13 +287,9 @@ def host_leaf(x: Any) -> tuple | None:
 
 def _output(segment: Segment, handles: list, struct: Any, aval: Any, source: int | None, out_cls: type) -> Any:
     """A recorded op's output: an ``out_cls`` array whose ``_var`` is a new :class:`Pending`."""
-    handle = _new(Pending)
-    handle.segment, handle.index, handle.aval, handle.source = segment, len(handles), aval, source
-    handle.value = handle.error = handle.sharers = None
     array = _new(out_cls)
-    array._data, array._var, array._ag, array._dc = struct, handle, None, None
-    handle.owner = _ref(array)
-    handles.append(handle)
+    array._data, array._ag, array._dc = struct, None, None
+    handles.append(Pending.held_by(array, segment, len(handles), aval, source))
     return array
 
 

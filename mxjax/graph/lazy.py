@@ -51,6 +51,17 @@ class Pending(Lazy):
 
     __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers", "source", "__weakref__")
 
+    @classmethod
+    def held_by(cls, array: Any, segment: Any, index: int, aval: Any, source: Any) -> "Pending":
+        """A new value not computed yet, made ``array``'s (its ``_var``), as both Python recorders
+        make one (the C ones set the same slots)."""
+        handle = object.__new__(cls)
+        handle.segment, handle.index, handle.aval, handle.source = segment, index, aval, source
+        handle.value = handle.error = handle.sharers = None
+        handle.owner = weakref.ref(array)
+        array._var = handle
+        return handle
+
     def compute(self, array: Any) -> Any:
         if self.value is None and self.error is None:
             self.segment.run()
