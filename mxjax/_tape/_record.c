@@ -16,15 +16,15 @@ static PyObject *array_type, *node_type, *pending_type, *plan_type, *leaf_type, 
 /* Slots, read and written at their offsets; configure() checks that every one is a plain object
  * slot, else the recorder stays off (``ready`` is 0). */
 static PyObject *s_data, *s_var, *s_ag, *s_dc, *s_key, *s_fn, *s_inputs, *s_entries, *s_diff, *s_vjp,
-    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_datas, *s_outs, *s_fused, *s_sig,
+    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_datas, *s_fused, *s_sig,
     *s_region, *s_ints, *s_repeat, *s_segment, *s_index, *s_aval, *s_value, *s_error, *s_owner, *s_sharers, *s_source;
 enum { A_DATA, A_VAR, A_AG, A_DC, A_COUNT };
 static PyObject **array_names[A_COUNT] = {&s_data, &s_var, &s_ag, &s_dc};
 enum { N_KEY, N_FN, N_INPUTS, N_ENTRIES, N_DIFF, N_VJP, N_OUT_AVALS, N_MULTI, N_SEQ, N_NAME, N_CUSTOM, N_DYNAMIC,
-       N_DATAS, N_OUTS, N_FUSED, N_SIG, N_REGION, N_INTS, N_REPEAT, N_COUNT };
+       N_DATAS, N_FUSED, N_SIG, N_REGION, N_INTS, N_REPEAT, N_COUNT };
 static PyObject **node_names[N_COUNT] = {&s_key, &s_fn, &s_inputs, &s_entries, &s_diff, &s_vjp, &s_out_avals,
-                                         &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_datas, &s_outs,
-                                         &s_fused, &s_sig, &s_region, &s_ints, &s_repeat};
+                                         &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_datas, &s_fused,
+                                         &s_sig, &s_region, &s_ints, &s_repeat};
 enum { P_SEGMENT, P_INDEX, P_AVAL, P_VALUE, P_ERROR, P_OWNER, P_SHARERS, P_SOURCE, P_COUNT };
 static PyObject **pending_names[P_COUNT] = {&s_segment, &s_index, &s_aval, &s_value, &s_error, &s_owner, &s_sharers,
                                             &s_source};
@@ -34,7 +34,7 @@ static int ready;
 static Py_ssize_t region_cap; /* Plan.CAP */
 
 /* Plan's attributes (an ordinary class: through getattr/setattr). */
-static PyObject *s_local, *s_read, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
+static PyObject *s_producer, *s_handles, *s_read, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
     *s_leaf_targets, *s_diff_positions, *s_refs, *s_unread, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax,
     *s_open, *s_acquire, *s_release;
 
@@ -93,16 +93,16 @@ static int in_region(PyObject *var, PyObject *region) {
 /* Plan.add(plan, node) for a node recorded now: wire its inputs in after the plan's nodes. */
 static int plan_add(PyObject *plan, PyObject *node) {
     int ok = -1;
-    PyObject *local = PyObject_GetAttr(plan, s_local), *read = PyObject_GetAttr(plan, s_read);
+    PyObject *producer = PyObject_GetAttr(plan, s_producer), *read = PyObject_GetAttr(plan, s_read);
     PyObject *ext_values = PyObject_GetAttr(plan, s_ext_values), *internal = PyObject_GetAttr(plan, s_internal);
     PyObject *refs = PyObject_GetAttr(plan, s_refs), *wiring = PyObject_GetAttr(plan, s_node_wiring);
     PyObject *starts = PyObject_GetAttr(plan, s_starts);
     PyObject *target_index = NULL, *targets = NULL, *target_slots = NULL, *diff_positions = NULL, *slots = NULL;
     PyObject *unread = NULL;
-    if (local == NULL || read == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL ||
+    if (producer == NULL || read == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL ||
         starts == NULL)
         goto done;
-    if (!PyDict_Check(local) || !PyList_Check(read) || !PyList_Check(ext_values) || !PyList_Check(internal) ||
+    if (!PyList_Check(producer) || !PyList_Check(read) || !PyList_Check(ext_values) || !PyList_Check(internal) ||
         !PyList_Check(refs) || !PyList_Check(wiring) || !PyList_Check(starts) ||
         PyList_GET_SIZE(starts) != PyList_GET_SIZE(refs) + 1) {
         PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
@@ -118,39 +118,21 @@ static int plan_add(PyObject *plan, PyObject *node) {
         PyObject *data = PyTuple_GET_ITEM(datas, s), *x = PyTuple_GET_ITEM(inputs, s), *held = NULL;
         if (data == lazy_input) {
             PyObject *var = get(x, array_offsets[A_VAR]);
-            PyObject *k = NULL;
             if (var != NULL && in_region(var, plan)) { /* an output of this region: its position */
-                PyObject *id = PyLong_FromVoidPtr(get(var, pending_offsets[P_SOURCE]));
-                if (id == NULL) goto done;
-                k = PyDict_GetItemWithError(local, id); /* borrowed */
-                Py_DECREF(id);
-                if (k == NULL && PyErr_Occurred()) goto done;
-            }
-            if (k != NULL) {
-                PyObject *slot = get(var, pending_offsets[P_INDEX]); /* the output's position in the region */
-                Py_ssize_t position = PyLong_AsSsize_t(k);
+                PyObject *slot = get(var, pending_offsets[P_INDEX]);
+                Py_ssize_t at = PyLong_AsSsize_t(slot);
+                if (at < 0 || at >= PyList_GET_SIZE(producer)) {
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad output position");
+                    goto done;
+                }
+                /* the node computing it */
+                Py_ssize_t position = PyLong_AsSsize_t(PyList_GET_ITEM(producer, at));
                 if (position < 0 || position >= PyList_GET_SIZE(read)) {
                     if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad node position");
                     goto done;
                 }
-                /* its index among its node's outputs: the position less its node's start */
-                Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, position));
-                Py_ssize_t offset = start < 0 ? -1 : PyLong_AsSsize_t(slot) - start;
-                if (offset < 0) {
-                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad output position");
-                    goto done;
-                }
                 PyTuple_SET_ITEM(slots, s, Py_NewRef(slot));
-                PyObject *index = PyLong_FromSsize_t(offset);
-                PyObject *ref = index ? PyWeakref_NewRef(var, NULL) : NULL;
-                PyObject *use = ref ? PyTuple_Pack(3, k, index, ref) : NULL;
-                Py_XDECREF(index);
-                Py_XDECREF(ref);
-                if (use == NULL || PyList_Append(internal, use) < 0) {
-                    Py_XDECREF(use);
-                    goto done;
-                }
-                Py_DECREF(use);
+                if (PyList_Append(internal, slot) < 0) goto done;
                 if (PyList_GET_ITEM(read, position) != Py_True) {
                     Py_INCREF(Py_True);
                     PyList_SetItem(read, position, Py_True);
@@ -239,15 +221,14 @@ static int plan_add(PyObject *plan, PyObject *node) {
         goto done;
     }
     {
-        PyObject *id = PyLong_FromVoidPtr(node);
-        PyObject *position = id ? PyLong_FromSsize_t(PyList_GET_SIZE(refs)) : NULL;
+        PyObject *position = PyLong_FromSsize_t(PyList_GET_SIZE(refs));
         PyObject *ref = position ? PyWeakref_NewRef(node, NULL) : NULL;
         Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, PyList_GET_SIZE(starts) - 1));
         Py_ssize_t count = start < 0 ? -1 : PyObject_Size(get(node, node_offsets[N_OUT_AVALS]));
         PyObject *next = count < 0 ? NULL : PyLong_FromSsize_t(start + count);
-        int bad = ref == NULL || next == NULL || PyDict_SetItem(local, id, position) < 0 ||
-                  PyList_Append(refs, ref) < 0 || PyList_Append(read, Py_False) < 0 || PyList_Append(starts, next) < 0;
-        Py_XDECREF(id);
+        int bad = ref == NULL || next == NULL || PyList_Append(refs, ref) < 0 || PyList_Append(read, Py_False) < 0 ||
+                  PyList_Append(starts, next) < 0;
+        for (Py_ssize_t j = 0; !bad && j < count; j++) bad = PyList_Append(producer, position) < 0;
         Py_XDECREF(position);
         Py_XDECREF(ref);
         Py_XDECREF(next);
@@ -280,7 +261,7 @@ static int plan_add(PyObject *plan, PyObject *node) {
     if (PyList_GET_SIZE(refs) >= region_cap && PyObject_SetAttr(plan, s_open, Py_False) < 0) goto done; /* full */
     ok = 0;
 done:
-    Py_XDECREF(local);
+    Py_XDECREF(producer);
     Py_XDECREF(read);
     Py_XDECREF(ext_values);
     Py_XDECREF(internal);
@@ -357,21 +338,26 @@ static PyObject *new_array(PyTypeObject *cls, PyObject *data, PyObject *var, PyO
 }
 
 /* Output ``index`` of ``node``, just added to ``region`` where its outputs start at ``start``: an array of
- * ``cls`` holding ``struct``, its ``_var`` a new Pending of the region (as recording._output). */
-static PyObject *deferred_output(PyObject *node, Py_ssize_t index, PyObject *region, Py_ssize_t start,
-                                 PyObject *structure, PyTypeObject *cls) {
+ * ``cls`` holding ``struct``, its ``_var`` a new Pending of the region, a weak reference to which goes to
+ * the region's ``handles`` (as recording._output). */
+static PyObject *deferred_output(PyObject *node, Py_ssize_t index, PyObject *region, PyObject *handles,
+                                 Py_ssize_t start, PyObject *structure, PyTypeObject *cls) {
     PyObject *i = PyLong_FromSsize_t(index);
     PyObject *entry = i ? PyTuple_Pack(2, node, i) : NULL;
     PyObject *position = entry ? PyLong_FromSsize_t(start + index) : NULL;
     PyObject *array = position ? new_array(cls, structure, Py_None, entry, Py_None) : NULL;
     PyObject *var = array ? PyBaseObject_Type.tp_new((PyTypeObject *)pending_type, empty_tuple, NULL) : NULL;
     PyObject *owner = var ? PyWeakref_NewRef(array, NULL) : NULL;
+    PyObject *handle = owner ? PyWeakref_NewRef(var, NULL) : NULL;
+    int bad = handle == NULL || PyList_Append(handles, handle) < 0;
     Py_XDECREF(i);
     Py_XDECREF(entry);
-    if (owner == NULL) {
+    Py_XDECREF(handle);
+    if (bad) {
         Py_XDECREF(position);
         Py_XDECREF(array);
         Py_XDECREF(var);
+        Py_XDECREF(owner);
         return NULL;
     }
     PyObject *values[P_COUNT] = {region, position, Py_None, Py_None, Py_None, owner, Py_None, node};
@@ -527,7 +513,7 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         goto done;
     }
     PyObject *values[N_COUNT] = {key, fn, held, entries, diff_tuple, Py_None, avals, multi, seq, name, Py_None,
-                                 Py_False, datas, empty_tuple, Py_None, sig, Py_None, Py_False,
+                                 Py_False, datas, Py_None, sig, Py_None, Py_False,
                                  repeat && defer ? Py_True : Py_False};
     for (int k = 0; k < N_COUNT; k++) put(node, node_offsets[k], Py_NewRef(values[k]));
     if (region == NULL && (region = new_region()) == NULL) {
@@ -544,32 +530,29 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         Py_DECREF(found);
         goto done;
     }
-    {
-        PyObject *starts = PyObject_GetAttr(region, s_starts); /* (plan_add checked it is a list) */
-        if (starts != NULL && PyList_GET_SIZE(starts) >= 2)
-            start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, PyList_GET_SIZE(starts) - 2));
-        Py_XDECREF(starts);
+    PyObject *starts = PyObject_GetAttr(region, s_starts); /* (plan_add checked it is a list) */
+    PyObject *handles = starts ? PyObject_GetAttr(region, s_handles) : NULL;
+    if (handles != NULL && !PyList_Check(handles)) {
+        PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
+    } else if (handles != NULL && PyList_GET_SIZE(starts) >= 2) {
+        start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, PyList_GET_SIZE(starts) - 2));
     }
-    PyObject *outs = start < 0 ? NULL : PyTuple_New(m);
-    PyObject *made = outs ? PyTuple_New(m) : NULL;
+    PyObject *made = start < 0 ? NULL : PyTuple_New(m);
     for (Py_ssize_t j = 0; made != NULL && j < m; j++) {
-        PyObject *o = deferred_output(node, j, region, start, PyTuple_GET_ITEM(structs, j), cls);
-        PyObject *ref = o ? PyWeakref_NewRef(get(o, array_offsets[A_VAR]), NULL) : NULL;
-        if (ref == NULL) {
-            Py_XDECREF(o);
+        PyObject *o = deferred_output(node, j, region, handles, start, PyTuple_GET_ITEM(structs, j), cls);
+        if (o == NULL) {
             Py_CLEAR(made);
             break;
         }
         PyTuple_SET_ITEM(made, j, o);
-        PyTuple_SET_ITEM(outs, j, ref);
     }
     if (made != NULL) {
-        put(node, node_offsets[N_OUTS], Py_NewRef(outs));
         result = is_multi ? Py_NewRef(made) : Py_NewRef(PyTuple_GET_ITEM(made, 0));
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_IndexError, "tape record: bad output start");
     }
-    Py_XDECREF(outs);
+    Py_XDECREF(starts);
+    Py_XDECREF(handles);
     Py_XDECREF(made);
     Py_DECREF(found);
     goto done;
@@ -609,10 +592,11 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_data, "_data"}, {&s_var, "_var"}, {&s_ag, "_ag"}, {&s_dc, "_dc"}, {&s_key, "key"}, {&s_fn, "fn"},
         {&s_inputs, "inputs"}, {&s_entries, "entries"}, {&s_diff, "diff"}, {&s_vjp, "vjp"},
         {&s_out_avals, "out_avals"}, {&s_multi, "multi"}, {&s_seq, "seq"}, {&s_name, "name"}, {&s_custom, "custom"},
-        {&s_dynamic, "dynamic"}, {&s_datas, "datas"}, {&s_outs, "outs"}, {&s_fused, "fused"}, {&s_sig, "sig"},
+        {&s_dynamic, "dynamic"}, {&s_datas, "datas"}, {&s_fused, "fused"}, {&s_sig, "sig"},
         {&s_region, "region"}, {&s_ints, "ints"}, {&s_repeat, "repeat"}, {&s_segment, "segment"},
         {&s_index, "index"}, {&s_aval, "aval"}, {&s_value, "value"}, {&s_error, "error"}, {&s_owner, "owner"},
-        {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_local, "local"}, {&s_read, "read"},
+        {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_producer, "producer"}, {&s_handles, "handles"},
+        {&s_read, "read"},
         {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},
         {&s_targets, "targets"}, {&s_target_slots, "target_slots"}, {&s_leaf_targets, "leaf_targets"},
         {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"}, {&s_unread, "unread"},

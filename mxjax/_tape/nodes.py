@@ -48,12 +48,12 @@ class Node:
     ``diff`` lists the input positions that are differentiated.  A deferred node
     has ``datas`` (its inputs' values captured when recorded; ``LAZY_INPUT`` where
     an input is itself lazy, and then ``inputs`` holds an alias of that array: see
-    ``recording._alias``), ``outs`` (weak references to its outputs' ``Pending`` values, which
-    receive the values when its region runs) and no ``vjp`` until it runs.
+    ``recording._alias``) and no ``vjp`` until it runs; its outputs' values are ``Pending`` values
+    of its region, which hands them what it computes.
     """
 
     __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic", "datas", "outs", "fused", "sig", "region", "ints", "repeat", "__weakref__")
+                 "custom", "dynamic", "datas", "fused", "sig", "region", "ints", "repeat", "__weakref__")
 
     def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
                  out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
@@ -61,7 +61,6 @@ class Node:
         self.vjp, self.out_avals, self.multi, self.name = vjp, out_avals, multi, name
         self.custom, self.dynamic = custom, dynamic
         self.datas: tuple | None = None
-        self.outs: tuple = ()
         self.fused: Any = None  # the PendingBackward that will compute this node
         self.sig: tuple | None = None  # a deferred node's input avals (("py", type name) for Python values)
         self.region: Any = None  # the region (a plan.Plan) a deferred node joined
@@ -160,11 +159,13 @@ def struct_of(shape: tuple, dtype: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
-def run_with_vjps(nodes: list[Node], wiring: list, leaves: list) -> None:
+def run_with_vjps(nodes: list[Node], wiring: list, leaves: list, outs: list) -> None:
     """Run these deferred nodes (oldest first; ``wiring`` as ``plan.Plan.add`` wires them, the
     values from outside ``leaves``) as ordinary nodes, each with its own VJP: a read of a lazy
-    value before ``backward``, or a backward that needs each node's VJP.  They run as a bulk segment
-    does (``graph._bulk_run``), each step a node's forward returning its VJP too
+    value before ``backward``, or a backward that needs each node's VJP.  ``outs``: the ``Pending``
+    values of their outputs, in order (None where one is gone), which receive the values (or the
+    error of the op that failed, and of every op after it, as a bulk segment's do).  They run as a
+    bulk segment does (``graph._bulk_run``), each step a node's forward returning its VJP too
     (:class:`WithVJP`): op by op the first times their structure is seen, then as ONE program from
     the compile cache that returns every node's values and VJP residuals (a program per op costs a
     dispatch each)."""
@@ -172,24 +173,17 @@ def run_with_vjps(nodes: list[Node], wiring: list, leaves: list) -> None:
     shift = [k for k, node in enumerate(nodes) for _ in node.out_avals]
     steps = [(NamedOp(node.name), WithVJP.of(node), None,
               tuple([a + shift[a] if a >= 0 else a for a in w[3]]), True) for node, w in zip(nodes, wiring)]
-    received = [_Received() for node in nodes for _ in range(len(node.out_avals) + 1)]
+    outs, received, vjp_at = iter(outs), [], []
+    for node in nodes:
+        received.extend([_Received() if out is None else out for out in itertools.islice(outs, len(node.out_avals))])
+        vjp_at.append(len(received))
+        received.append(_Received())
     if len(nodes) == 1:  # one node: its own compiled forward-with-VJP is that program already
         replay(steps, leaves, received, op_error)
     else:
         execute(steps, leaves, received, tuple(range(len(received))), op_error)
-    values = iter([r.value for r in received])
-    for node in nodes:
-        settle(node, [next(values) for _ in node.out_avals])
-        node.datas, node.region, node.vjp = None, None, next(values)  # (no longer part of a region)
-
-
-def settle(node: Node, values: Any) -> None:
-    """Hand a deferred node's computed outputs (None: one its program did not return) to the arrays'
-    ``Pending`` values that still exist."""
-    for ref, value in zip(node.outs, values):
-        handle = ref()
-        if handle is not None:
-            handle.value = value
+    for node, at in zip(nodes, vjp_at):
+        node.datas, node.region, node.vjp = None, None, received[at].value  # (no longer part of a region)
 
 
 class _Received:

@@ -16,7 +16,7 @@ from ..graph import bulk as _bulk
 from ..graph.recorded import evaluate, inputs
 from .ints import as_float_out, inexact, integer, truncate_grad, twin, vjp_of
 from ..graph.lazy import Pending
-from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Leaf, NamedOp, Node, bounded, fused_program, run_with_vjps, settle
+from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Leaf, NamedOp, Node, bounded, fused_program, run_with_vjps
 
 
 _STRUCTURES: dict = {}
@@ -33,18 +33,20 @@ def _structure_id(structure: tuple) -> int:
     return found
 
 
-def _kept(nodes: list, internal: list) -> list:
+def _kept(nodes: list, internal: list, producer: list, starts: list, handles: list) -> list:
     """Per node, which outputs a program returns: not those that only later nodes of the region
     read.  When no array holds one any more (not the user's, not a view: see :meth:`Pending.held`),
     nothing can read it afterwards (a deferred node of a later region reads a value, not the lazy
     output); returning it would keep every intermediate of the loss alive (a ``log_softmax`` over a
     vocabulary) and cost an output buffer each.  ``nodes``: the region's, None where one died;
-    ``internal``: the region's reads of its own nodes' outputs (see :meth:`Plan.add`)."""
+    ``internal``: the positions of the outputs later nodes of the region read (see :meth:`Plan.add`);
+    ``producer``, ``starts`` and ``handles``: the region's, by output position."""
     kept = [None if node is None else [True] * len(node.out_avals) for node in nodes]
-    for k, index, ref in internal:
-        var = ref()
+    for position in internal:
+        k = producer[position]
+        var = handles[position]()
         if kept[k] is not None and (var is None or not var.held()):
-            kept[k][index] = False
+            kept[k][position - starts[k]] = False
     return [tuple(keeps) for keeps in kept if keeps is not None]
 
 
@@ -59,7 +61,10 @@ class Plan:
     with the cotangents arriving at its outputs (:meth:`seal`), as ONE program of forward, loss
     and VJP -- then nodes the heads do not reach are computed with their VJPs by the same program.
     Either closes it: the thread's next deferred node starts a new region.  Nodes hold their
-    region; the region holds them by weak reference (a node nobody holds is not computed).
+    region; the region holds them by weak reference (a node nobody holds is not computed).  It
+    hands its values over by position, as a segment does: ``handles[p]`` is output ``p``'s
+    ``Pending`` (weakly), ``producer[p]`` the node computing it; an op that fails leaves its error
+    there, and the values computed before it stay readable.
     """
 
     CAP = 4096  # nodes: a region holding as many takes no more (a loop recording values it never reads
@@ -70,7 +75,6 @@ class Plan:
         self.done = False  # run (by a read, or by its backward's program)
         self.refs: list = []  # weak references to the nodes: nodes of a region point to it, not back
         self.nodes: list[Node] = []  # the living nodes, once sealed
-        self.local: dict = {}  # id(node) -> its position
         self.ext_values: list = []
         self.targets: list = []
         self.leaf_targets = True
@@ -81,26 +85,29 @@ class Plan:
         # (>= 0) or of a value from outside (< 0: ``ext_values[-1 - a]``)
         self.node_wiring: list = []
         self.starts: list = [0]  # per node, the position of its first output; then the count of outputs
+        self.firsts: list = []  # once sealed, ``starts`` of the living nodes
+        # per output position: the node computing it (its position), and a weak reference to its Pending
+        # (a strong one would make a cycle region -> Pending -> node -> region); values are handed over by position
+        self.producer: list = []
+        self.handles: list = []
         # once sealed, the program's structure: (node wiring, cotangent slots, diff positions, target
         # slots, kept outputs, nodes computed with their VJPs), over the living nodes (``out_starts``)
         self.wiring: tuple | None = None
         self.read: list = []  # per node: whether a later node reads an output
         self.unread = 0
-        # per such read: (producer position, output index, a weak reference to the output's Pending:
-        # a strong one would make a cycle node -> region -> Pending -> node)
-        self.internal: list = []
+        self.internal: list = []  # the positions of the outputs that later nodes read
 
     def add(self, node: Node) -> None:
         """Wire ``node`` in after the nodes added so far."""
-        local, read, ext_values, entries, inputs = self.local, self.read, self.ext_values, node.entries, node.inputs
+        read, ext_values, entries, inputs = self.read, self.ext_values, node.entries, node.inputs
         slots = []
         for slot, data in enumerate(node.datas):
             if data is LAZY_INPUT:
                 var = inputs[slot]._var
                 if type(var) is Pending and var.segment is self:  # an output of this region: its position
-                    k = local[id(var.source)]
+                    k = self.producer[var.index]
                     slots.append(var.index)
-                    self.internal.append((k, var.index - self.starts[k], weakref.ref(var)))
+                    self.internal.append(var.index)
                     if not read[k]:
                         read[k] = True
                         self.unread -= 1
@@ -120,7 +127,7 @@ class Plan:
                 self.diff_positions.append(len(ext_values))
             slots.append(-1 - len(ext_values))
             ext_values.append(data)
-        local[id(node)] = len(self.refs)
+        self.producer.extend([len(self.refs)] * len(node.out_avals))
         self.starts.append(self.starts[-1] + len(node.out_avals))
         self.refs.append(weakref.ref(node))
         read.append(False)
@@ -129,24 +136,31 @@ class Plan:
         if len(self.refs) >= self.CAP:
             self.open = False
 
-    def _living(self) -> tuple[list, list, list, list]:
-        """The region's nodes as recorded (None where one died), the living ones, their wiring and
-        where each one's outputs start.  A node nobody holds has no reader left (a reader holds it),
-        so the living nodes are a graph of their own."""
+    def _living(self) -> tuple[list, list, list, list, list]:
+        """The region's nodes as recorded (None where one died), the living ones, their wiring, where
+        each one's outputs start, and where they start among the recorded nodes' outputs (the
+        positions of their values).  A node nobody holds has no reader left (a reader holds it), so
+        the living nodes are a graph of their own."""
         recorded = [ref() for ref in self.refs]
         if None not in recorded:
-            return recorded, recorded, self.node_wiring, self.starts
+            return recorded, recorded, self.node_wiring, self.starts, self.starts[:-1]
         moved: list = []  # a recorded output position -> its position among the living nodes' outputs
-        nodes, wiring, starts = [], [], [0]
+        nodes, wiring, starts, firsts = [], [], [0], []
         for node, w, first, end in zip(recorded, self.node_wiring, self.starts, self.starts[1:]):
             if node is None:
                 moved.extend([None] * (end - first))
                 continue
             moved.extend(range(starts[-1], starts[-1] + end - first))
             nodes.append(node)
+            firsts.append(first)
             wiring.append((*w[:3], tuple([a if a < 0 else moved[a] for a in w[3]])))
             starts.append(starts[-1] + end - first)
-        return recorded, nodes, wiring, starts
+        return recorded, nodes, wiring, starts, firsts
+
+    def _values(self, nodes: list, firsts: list) -> list:
+        """The ``Pending`` values of ``nodes``' outputs (None where one is gone), in order."""
+        handles = self.handles
+        return [handles[first + i]() for node, first in zip(nodes, firsts) for i in range(len(node.out_avals))]
 
     def run(self) -> None:
         """Run every living node with its VJP (a read of a value before ``backward``, or a backward
@@ -155,12 +169,12 @@ class Plan:
             self.open = False
             if self.done:
                 return
-            _, nodes, wiring, _ = self._living()
+            _, nodes, wiring, _, firsts = self._living()
             if nodes and nodes[0].fused is not None:  # sealed for a lazy backward: its program runs them
                 nodes[0].fused.run()
                 return
-            if nodes:  # (failed, it stays to run: a read raises the op's error again)
-                run_with_vjps(nodes, wiring, self.ext_values)
+            if nodes:  # (failed: its values hold the op's error; the region stays, for a backward)
+                run_with_vjps(nodes, wiring, self.ext_values, self._values(nodes, firsts))
             self._close()
 
     def _close(self) -> None:
@@ -168,7 +182,7 @@ class Plan:
         does its segment), so it lets go of the values it took from outside and of its nodes (which
         hold such arrays: a cycle)."""
         self.done = True
-        self.ext_values, self.cts, self.nodes = [], [], []
+        self.ext_values, self.cts, self.nodes, self.handles = [], [], [], []
 
     def device_of(self, handle: Pending) -> Any:
         """Where a value not computed yet will be: where the region's program runs (where the values
@@ -188,7 +202,8 @@ class Plan:
         reach; living nodes they do not reach are computed with their VJPs (a later backward may
         still need them).  (A region sealed but not run can still :meth:`run`.)"""
         self.open = False
-        recorded, self.nodes, wiring, self.out_starts = recorded, nodes, wiring, starts = self._living()
+        recorded, nodes, wiring, starts, self.firsts = self._living()
+        self.nodes, self.out_starts = nodes, starts
         self.cts, ct_refs = [], []
         for k, node in enumerate(nodes):
             for i in range(len(node.out_avals)):
@@ -220,7 +235,7 @@ class Plan:
             self.leaf_targets = all(type(t) is Leaf for t in targets)
             unreached = tuple(k for k in range(len(nodes)) if not reached[k])
         self.wiring = (tuple(wiring), tuple(ct_refs), tuple(diff_positions), tuple(map(tuple, target_slots)),
-                       tuple(_kept(recorded, self.internal)), unreached)
+                       tuple(_kept(recorded, self.internal, self.producer, self.starts, self.handles)), unreached)
         self.key = _structure_id((self.wiring, tuple(node.sig for node in nodes)))
 
     def core(self) -> Callable:
@@ -303,9 +318,12 @@ class Plan:
         """The program ran: ``values`` are the nodes' kept outputs, in order (see :func:`_kept`), then
         the VJPs of the nodes the cotangents did not reach."""
         kept, unreached = self.wiring[4], self.wiring[5]
-        values = iter(values)
-        for node, keeps in zip(self.nodes, kept):
-            settle(node, [next(values) if keep else None for keep in keeps])
+        values, handles = iter(values), self._values(self.nodes, self.firsts)
+        for keep, handle in zip([keep for keeps in kept for keep in keeps], handles):
+            value = next(values) if keep else None
+            if handle is not None:
+                handle.value = value
+        for node in self.nodes:
             node.datas, node.vjp, node.fused, node.region = None, None, None, None
         for k in unreached:
             self.nodes[k].vjp = next(values)

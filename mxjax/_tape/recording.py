@@ -150,17 +150,17 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
         node.region = region
         region.add(node)  # (a lazy input whose region closed meanwhile is read there)
         results = [_output(node, i, region, struct, out_cls) for i, struct in enumerate(structs)]
-        node.outs = tuple([weakref.ref(r._var) for r in results])
     return tuple(results) if multi else results[0]
 
 
 def _output(node: Node, index: int, region: Plan, struct: Any, out_cls: type) -> NDArray:
     """Output ``index`` of ``node``, just added to ``region``: an ``out_cls`` array (its ``_data`` the
     shared stand-in struct: a lazy ``_data`` is read-only) whose ``_var`` is a new ``Pending`` of the
-    region (its position among the region's outputs, as the region's wiring refers to it)."""
+    region (its position among the region's outputs, as the region's wiring refers to it, and by
+    which the region hands it its value)."""
     result = out_cls._wrap(struct)
     result._ag = (node, index)
-    Pending.held_by(result, region, region.starts[-2] + index, None, node)
+    region.handles.append(weakref.ref(Pending.held_by(result, region, region.starts[-2] + index, None, node)))
     return result
 
 
