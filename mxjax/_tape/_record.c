@@ -34,8 +34,8 @@ static int ready;
 static Py_ssize_t region_cap; /* Plan.CAP */
 
 /* Plan's attributes (an ordinary class: through getattr/setattr). */
-static PyObject *s_producer, *s_handles, *s_read, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
-    *s_leaf_targets, *s_diff_positions, *s_refs, *s_unread, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax,
+static PyObject *s_producer, *s_handles, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
+    *s_leaf_targets, *s_diff_positions, *s_refs, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax,
     *s_open, *s_acquire, *s_release;
 
 #define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
@@ -93,16 +93,15 @@ static int in_region(PyObject *var, PyObject *region) {
 /* Plan.add(plan, node) for a node recorded now: wire its inputs in after the plan's nodes. */
 static int plan_add(PyObject *plan, PyObject *node) {
     int ok = -1;
-    PyObject *producer = PyObject_GetAttr(plan, s_producer), *read = PyObject_GetAttr(plan, s_read);
+    PyObject *producer = PyObject_GetAttr(plan, s_producer);
     PyObject *ext_values = PyObject_GetAttr(plan, s_ext_values), *internal = PyObject_GetAttr(plan, s_internal);
     PyObject *refs = PyObject_GetAttr(plan, s_refs), *wiring = PyObject_GetAttr(plan, s_node_wiring);
     PyObject *starts = PyObject_GetAttr(plan, s_starts);
     PyObject *target_index = NULL, *targets = NULL, *target_slots = NULL, *diff_positions = NULL, *slots = NULL;
-    PyObject *unread = NULL;
-    if (producer == NULL || read == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL ||
+    if (producer == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL ||
         starts == NULL)
         goto done;
-    if (!PyList_Check(producer) || !PyList_Check(read) || !PyList_Check(ext_values) || !PyList_Check(internal) ||
+    if (!PyList_Check(producer) || !PyList_Check(ext_values) || !PyList_Check(internal) ||
         !PyList_Check(refs) || !PyList_Check(wiring) || !PyList_Check(starts) ||
         PyList_GET_SIZE(starts) != PyList_GET_SIZE(refs) + 1) {
         PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
@@ -111,7 +110,6 @@ static int plan_add(PyObject *plan, PyObject *node) {
     PyObject *inputs = get(node, node_offsets[N_INPUTS]), *datas = get(node, node_offsets[N_DATAS]);
     PyObject *entries = get(node, node_offsets[N_ENTRIES]);
     Py_ssize_t n = PyTuple_GET_SIZE(datas);
-    long unread_change = 1;
     slots = PyTuple_New(n);
     if (slots == NULL) goto done;
     for (Py_ssize_t s = 0; s < n; s++) {
@@ -125,19 +123,8 @@ static int plan_add(PyObject *plan, PyObject *node) {
                     if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad output position");
                     goto done;
                 }
-                /* the node computing it */
-                Py_ssize_t position = PyLong_AsSsize_t(PyList_GET_ITEM(producer, at));
-                if (position < 0 || position >= PyList_GET_SIZE(read)) {
-                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad node position");
-                    goto done;
-                }
                 PyTuple_SET_ITEM(slots, s, Py_NewRef(slot));
                 if (PyList_Append(internal, slot) < 0) goto done;
-                if (PyList_GET_ITEM(read, position) != Py_True) {
-                    Py_INCREF(Py_True);
-                    PyList_SetItem(read, position, Py_True);
-                    unread_change -= 1;
-                }
                 continue;
             }
             held = PyObject_CallMethodNoArgs(x, s_to_jax); /* run since (its region closed meanwhile) */
@@ -226,8 +213,7 @@ static int plan_add(PyObject *plan, PyObject *node) {
         Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, PyList_GET_SIZE(starts) - 1));
         Py_ssize_t count = start < 0 ? -1 : PyObject_Size(get(node, node_offsets[N_OUT_AVALS]));
         PyObject *next = count < 0 ? NULL : PyLong_FromSsize_t(start + count);
-        int bad = ref == NULL || next == NULL || PyList_Append(refs, ref) < 0 || PyList_Append(read, Py_False) < 0 ||
-                  PyList_Append(starts, next) < 0;
+        int bad = ref == NULL || next == NULL || PyList_Append(refs, ref) < 0 || PyList_Append(starts, next) < 0;
         for (Py_ssize_t j = 0; !bad && j < count; j++) bad = PyList_Append(producer, position) < 0;
         Py_XDECREF(position);
         Py_XDECREF(ref);
@@ -236,18 +222,6 @@ static int plan_add(PyObject *plan, PyObject *node) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "tape record: bad output count");
             goto done;
         }
-    }
-    unread = PyObject_GetAttr(plan, s_unread);
-    if (unread == NULL) goto done;
-    {
-        long count = PyLong_AsLong(unread);
-        if (count == -1 && PyErr_Occurred()) goto done;
-        PyObject *updated = PyLong_FromLong(count + unread_change);
-        if (updated == NULL || PyObject_SetAttr(plan, s_unread, updated) < 0) {
-            Py_XDECREF(updated);
-            goto done;
-        }
-        Py_DECREF(updated);
     }
     {
         PyObject *entry = PyTuple_Pack(4, get(node, node_offsets[N_KEY]), get(node, node_offsets[N_DIFF]),
@@ -262,7 +236,6 @@ static int plan_add(PyObject *plan, PyObject *node) {
     ok = 0;
 done:
     Py_XDECREF(producer);
-    Py_XDECREF(read);
     Py_XDECREF(ext_values);
     Py_XDECREF(internal);
     Py_XDECREF(refs);
@@ -273,7 +246,6 @@ done:
     Py_XDECREF(target_slots);
     Py_XDECREF(diff_positions);
     Py_XDECREF(slots);
-    Py_XDECREF(unread);
     return ok;
 }
 
@@ -596,10 +568,9 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_region, "region"}, {&s_ints, "ints"}, {&s_repeat, "repeat"}, {&s_segment, "segment"},
         {&s_index, "index"}, {&s_aval, "aval"}, {&s_value, "value"}, {&s_error, "error"}, {&s_owner, "owner"},
         {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_producer, "producer"}, {&s_handles, "handles"},
-        {&s_read, "read"},
         {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},
         {&s_targets, "targets"}, {&s_target_slots, "target_slots"}, {&s_leaf_targets, "leaf_targets"},
-        {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"}, {&s_unread, "unread"},
+        {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"},
         {&s_node_wiring, "node_wiring"}, {&s_starts, "starts"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_to_jax, "to_jax"},
         {&s_open, "open"}, {&s_acquire, "acquire"}, {&s_release, "release"},
     };

@@ -93,24 +93,18 @@ class Plan:
         # once sealed, the program's structure: (node wiring, cotangent slots, diff positions, target
         # slots, kept outputs, nodes computed with their VJPs), over the living nodes (``out_starts``)
         self.wiring: tuple | None = None
-        self.read: list = []  # per node: whether a later node reads an output
-        self.unread = 0
         self.internal: list = []  # the positions of the outputs that later nodes read
 
     def add(self, node: Node) -> None:
         """Wire ``node`` in after the nodes added so far."""
-        read, ext_values, entries, inputs = self.read, self.ext_values, node.entries, node.inputs
+        ext_values, entries, inputs = self.ext_values, node.entries, node.inputs
         slots = []
         for slot, data in enumerate(node.datas):
             if data is LAZY_INPUT:
                 var = inputs[slot]._var
                 if type(var) is Pending and var.segment is self:  # an output of this region: its position
-                    k = self.producer[var.index]
                     slots.append(var.index)
                     self.internal.append(var.index)
-                    if not read[k]:
-                        read[k] = True
-                        self.unread -= 1
                     continue
                 data = inputs[slot].to_jax()  # run since it was recorded (read from another thread)
             entry = entries[slot]
@@ -130,8 +124,6 @@ class Plan:
         self.producer.extend([len(self.refs)] * len(node.out_avals))
         self.starts.append(self.starts[-1] + len(node.out_avals))
         self.refs.append(weakref.ref(node))
-        read.append(False)
-        self.unread += 1
         self.node_wiring.append((node.key, node.diff, node.multi, tuple(slots)))
         if len(self.refs) >= self.CAP:
             self.open = False
@@ -212,7 +204,8 @@ class Plan:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
         diff_positions, target_slots, unreached = self.diff_positions, self.target_slots, ()
-        if not (len(nodes) == len(recorded) and self.unread == 1 and ct_refs and ct_refs[-1][0] == len(nodes) - 1):
+        read = {self.producer[p] for p in self.internal}  # the nodes a later node reads
+        if not (len(nodes) == len(recorded) == len(read) + 1 and ct_refs and ct_refs[-1][0] == len(nodes) - 1):
             # not every node leads to the last one, which has a cotangent: what do the cotangents reach?
             reached = [False] * len(nodes)
             producer = [k for k in range(len(nodes)) for _ in range(starts[k], starts[k + 1])]
