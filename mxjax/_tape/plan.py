@@ -33,23 +33,6 @@ def _structure_id(structure: tuple) -> int:
     return found
 
 
-def _kept(nodes: list, internal: list, producer: list, starts: list, handles: list) -> list:
-    """Per node, which outputs a program returns: not those that only later nodes of the region
-    read.  When no array holds one any more (not the user's, not a view: see :meth:`Pending.held`),
-    nothing can read it afterwards (a deferred node of a later region reads a value, not the lazy
-    output); returning it would keep every intermediate of the loss alive (a ``log_softmax`` over a
-    vocabulary) and cost an output buffer each.  ``nodes``: the region's, None where one died;
-    ``internal``: the positions of the outputs later nodes of the region read (see :meth:`Plan.add`);
-    ``producer``, ``starts`` and ``handles``: the region's, by output position."""
-    kept = [None if node is None else [True] * len(node.out_avals) for node in nodes]
-    for position in internal:
-        k = producer[position]
-        var = handles[position]()
-        if kept[k] is not None and (var is None or not var.held()):
-            kept[k][position - starts[k]] = False
-    return [tuple(keeps) for keeps in kept if keeps is not None]
-
-
 class Plan:
     """A thread's *region*: its deferred nodes, in recording order, wired as one straight-line graph
     (``graph.recorded``'s form, what a bulk segment records) with the values coming from outside
@@ -85,7 +68,7 @@ class Plan:
         # (>= 0) or of a value from outside (< 0: ``ext_values[-1 - a]``)
         self.node_wiring: list = []
         self.starts: list = [0]  # per node, the position of its first output; then the count of outputs
-        self.firsts: list = []  # once sealed, ``starts`` of the living nodes
+        self.live_handles: list = []  # once sealed, ``handles`` of the living nodes' outputs
         # per output position: the node computing it (its position), and a weak reference to its Pending
         # (a strong one would make a cycle region -> Pending -> node -> region); values are handed over by position
         self.producer: list = []
@@ -130,29 +113,39 @@ class Plan:
 
     def _living(self) -> tuple[list, list, list, list, list]:
         """The region's nodes as recorded (None where one died), the living ones, their wiring, where
-        each one's outputs start, and where they start among the recorded nodes' outputs (the
-        positions of their values).  A node nobody holds has no reader left (a reader holds it), so
-        the living nodes are a graph of their own."""
+        each one's outputs start, and the weak references to their outputs' values (from
+        ``handles``).  A node nobody holds has no reader left (a reader holds it), so the living
+        nodes are a graph of their own."""
         recorded = [ref() for ref in self.refs]
         if None not in recorded:
-            return recorded, recorded, self.node_wiring, self.starts, self.starts[:-1]
+            return recorded, recorded, self.node_wiring, self.starts, self.handles
         moved: list = []  # a recorded output position -> its position among the living nodes' outputs
-        nodes, wiring, starts, firsts = [], [], [0], []
+        nodes, wiring, starts, handles = [], [], [0], []
         for node, w, first, end in zip(recorded, self.node_wiring, self.starts, self.starts[1:]):
             if node is None:
                 moved.extend([None] * (end - first))
                 continue
             moved.extend(range(starts[-1], starts[-1] + end - first))
             nodes.append(node)
-            firsts.append(first)
+            handles.extend(self.handles[first:end])
             wiring.append((*w[:3], tuple([a if a < 0 else moved[a] for a in w[3]])))
             starts.append(starts[-1] + end - first)
-        return recorded, nodes, wiring, starts, firsts
+        return recorded, nodes, wiring, starts, handles
 
-    def _values(self, nodes: list, firsts: list) -> list:
-        """The ``Pending`` values of ``nodes``' outputs (None where one is gone), in order."""
-        handles = self.handles
-        return [handles[first + i]() for node, first in zip(nodes, firsts) for i in range(len(node.out_avals))]
+    def _kept(self, recorded: list) -> list:
+        """Per living node, which outputs a program returns: not those that only later nodes of the
+        region read.  When no array holds one any more (not the user's, not a view: see
+        :meth:`Pending.held`), nothing can read it afterwards (a deferred node of a later region reads
+        a value, not the lazy output); returning it would keep every intermediate of the loss alive
+        (a ``log_softmax`` over a vocabulary) and cost an output buffer each.  ``recorded``: the
+        region's nodes, None where one died."""
+        kept = [None if node is None else [True] * len(node.out_avals) for node in recorded]
+        for position in self.internal:
+            k = self.producer[position]
+            var = self.handles[position]()
+            if kept[k] is not None and (var is None or not var.held()):
+                kept[k][position - self.starts[k]] = False
+        return [tuple(keeps) for keeps in kept if keeps is not None]
 
     def run(self) -> None:
         """Run every living node with its VJP (a read of a value before ``backward``, or a backward
@@ -161,12 +154,12 @@ class Plan:
             self.open = False
             if self.done:
                 return
-            _, nodes, wiring, _, firsts = self._living()
+            _, nodes, wiring, _, handles = self._living()
             if nodes and nodes[0].fused is not None:  # sealed for a lazy backward: its program runs them
                 nodes[0].fused.run()
                 return
             if nodes:  # (failed: its values hold the op's error; the region stays, for a backward)
-                run_with_vjps(nodes, wiring, self.ext_values, self._values(nodes, firsts))
+                run_with_vjps(nodes, wiring, self.ext_values, [ref() for ref in handles])
             self._close()
 
     def _close(self) -> None:
@@ -174,7 +167,7 @@ class Plan:
         does its segment), so it lets go of the values it took from outside and of its nodes (which
         hold such arrays: a cycle)."""
         self.done = True
-        self.ext_values, self.cts, self.nodes, self.handles = [], [], [], []
+        self.ext_values, self.cts, self.nodes, self.handles, self.live_handles = [], [], [], [], []
 
     def device_of(self, handle: Pending) -> Any:
         """Where a value not computed yet will be: where the region's program runs (where the values
@@ -194,7 +187,7 @@ class Plan:
         reach; living nodes they do not reach are computed with their VJPs (a later backward may
         still need them).  (A region sealed but not run can still :meth:`run`.)"""
         self.open = False
-        recorded, nodes, wiring, starts, self.firsts = self._living()
+        recorded, nodes, wiring, starts, self.live_handles = self._living()
         self.nodes, self.out_starts = nodes, starts
         self.cts, ct_refs = [], []
         for k, node in enumerate(nodes):
@@ -228,7 +221,7 @@ class Plan:
             self.leaf_targets = all(type(t) is Leaf for t in targets)
             unreached = tuple(k for k in range(len(nodes)) if not reached[k])
         self.wiring = (tuple(wiring), tuple(ct_refs), tuple(diff_positions), tuple(map(tuple, target_slots)),
-                       tuple(_kept(recorded, self.internal, self.producer, self.starts, self.handles)), unreached)
+                       tuple(self._kept(recorded)), unreached)
         self.key = _structure_id((self.wiring, tuple(node.sig for node in nodes)))
 
     def core(self) -> Callable:
@@ -308,12 +301,13 @@ class Plan:
         return avals
 
     def finish(self, values: list) -> None:
-        """The program ran: ``values`` are the nodes' kept outputs, in order (see :func:`_kept`), then
+        """The program ran: ``values`` are the nodes' kept outputs, in order (see :meth:`_kept`), then
         the VJPs of the nodes the cotangents did not reach."""
         kept, unreached = self.wiring[4], self.wiring[5]
-        values, handles = iter(values), self._values(self.nodes, self.firsts)
-        for keep, handle in zip([keep for keeps in kept for keep in keeps], handles):
+        values = iter(values)
+        for keep, ref in zip([keep for keeps in kept for keep in keeps], self.live_handles):
             value = next(values) if keep else None
+            handle = ref()
             if handle is not None:
                 handle.value = value
         for node in self.nodes:

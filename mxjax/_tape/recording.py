@@ -167,7 +167,7 @@ def _output(node: Node, index: int, region: Plan, struct: Any, out_cls: type) ->
 def _alias(x: NDArray) -> NDArray:
     """What a deferred node holds for a lazy input ``x``: another array object with ``x``'s value
     and graph entry, so that whether anyone else still holds ``x`` stays observable (by weak
-    reference: see ``plan._kept``)."""
+    reference: see ``plan.Plan._kept``)."""
     alias = object.__new__(type(x))
     alias._data, alias._var, alias._ag, alias._dc = x._data, x._var, x._ag, x._dc
     return alias
