@@ -625,6 +625,37 @@ def test_batchnorm_running_stats_written_by_the_fused_program():
     assert not onp.allclose(mean, 0)  # momentum 0.9: 0.1 * the batch mean
 
 
+@pytest.mark.parametrize("hybridize", [True, False])
+@pytest.mark.parametrize("read", ["directly", "by_a_later_op"])
+def test_running_stats_written_by_a_call_whose_output_nobody_keeps(hybridize, read):
+    """A BatchNorm call under ``record`` whose output is dropped at once: nothing holds its node
+    any more, only the running mean it wrote holds that value; the region still computes it, read
+    directly or by a later op of the same region (and that op's backward) -- the block called again
+    after that op, so that only that op reads the first call's value."""
+    import gc
+    bn = nn.BatchNorm(in_channels=5)
+    bn.initialize()
+    if hybridize:
+        bn.hybridize()
+    w = mx.np.ones((5,))
+    w.attach_grad()
+    want = onp.zeros(5, onp.float32)
+    for _ in range(3):
+        want = 0.9 * want + 0.1 * X.mean(axis=0)  # momentum 0.9
+        with autograd.record():
+            bn(mx.np.array(X))
+            gc.collect()
+            if read == "by_a_later_op":
+                loss = (w * bn.running_mean.data()).sum() * 2  # (w: recorded, as a later op of the region)
+                bn(mx.np.array(X))
+                gc.collect()
+        if read == "by_a_later_op":
+            loss.backward()
+            _close(w.grad, 2 * want, rtol=1e-5)
+            want = 0.9 * want + 0.1 * X.mean(axis=0)
+        _close(bn.running_mean.data(), want, rtol=1e-5)
+
+
 def test_shape_error_in_a_deferred_op_names_the_op():
     net = _net()
     with autograd.record():

@@ -35,7 +35,7 @@ static Py_ssize_t region_cap; /* Plan.CAP */
 
 /* Plan's attributes (an ordinary class: through getattr/setattr). */
 static PyObject *s_producer, *s_handles, *s_ext_values, *s_internal, *s_target_index, *s_targets, *s_target_slots,
-    *s_leaf_targets, *s_diff_positions, *s_refs, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax,
+    *s_leaf_targets, *s_ops, *s_diff_positions, *s_refs, *s_node_wiring, *s_starts, *s_dtype, *s_shape, *s_to_jax,
     *s_open, *s_acquire, *s_release;
 
 #define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
@@ -96,13 +96,13 @@ static int plan_add(PyObject *plan, PyObject *node) {
     PyObject *producer = PyObject_GetAttr(plan, s_producer);
     PyObject *ext_values = PyObject_GetAttr(plan, s_ext_values), *internal = PyObject_GetAttr(plan, s_internal);
     PyObject *refs = PyObject_GetAttr(plan, s_refs), *wiring = PyObject_GetAttr(plan, s_node_wiring);
-    PyObject *starts = PyObject_GetAttr(plan, s_starts);
+    PyObject *starts = PyObject_GetAttr(plan, s_starts), *ops = PyObject_GetAttr(plan, s_ops);
     PyObject *target_index = NULL, *targets = NULL, *target_slots = NULL, *diff_positions = NULL, *slots = NULL;
     if (producer == NULL || ext_values == NULL || internal == NULL || refs == NULL || wiring == NULL ||
-        starts == NULL)
+        starts == NULL || ops == NULL)
         goto done;
     if (!PyList_Check(producer) || !PyList_Check(ext_values) || !PyList_Check(internal) ||
-        !PyList_Check(refs) || !PyList_Check(wiring) || !PyList_Check(starts) ||
+        !PyList_Check(refs) || !PyList_Check(wiring) || !PyList_Check(starts) || !PyList_Check(ops) ||
         PyList_GET_SIZE(starts) != PyList_GET_SIZE(refs) + 1) {
         PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
         goto done;
@@ -226,11 +226,13 @@ static int plan_add(PyObject *plan, PyObject *node) {
     {
         PyObject *entry = PyTuple_Pack(4, get(node, node_offsets[N_KEY]), get(node, node_offsets[N_DIFF]),
                                        get(node, node_offsets[N_MULTI]), slots);
-        if (entry == NULL || PyList_Append(wiring, entry) < 0) {
-            Py_XDECREF(entry);
-            goto done;
-        }
-        Py_DECREF(entry);
+        PyObject *op = entry ? PyTuple_Pack(5, get(node, node_offsets[N_FN]), get(node, node_offsets[N_NAME]),
+                                            get(node, node_offsets[N_SIG]), get(node, node_offsets[N_OUT_AVALS]),
+                                            get(node, node_offsets[N_REPEAT])) : NULL;
+        int bad = op == NULL || PyList_Append(wiring, entry) < 0 || PyList_Append(ops, op) < 0;
+        Py_XDECREF(entry);
+        Py_XDECREF(op);
+        if (bad) goto done;
     }
     if (PyList_GET_SIZE(refs) >= region_cap && PyObject_SetAttr(plan, s_open, Py_False) < 0) goto done; /* full */
     ok = 0;
@@ -241,6 +243,7 @@ done:
     Py_XDECREF(refs);
     Py_XDECREF(wiring);
     Py_XDECREF(starts);
+    Py_XDECREF(ops);
     Py_XDECREF(target_index);
     Py_XDECREF(targets);
     Py_XDECREF(target_slots);
@@ -332,7 +335,7 @@ static PyObject *deferred_output(PyObject *node, Py_ssize_t index, PyObject *reg
         Py_XDECREF(owner);
         return NULL;
     }
-    PyObject *values[P_COUNT] = {region, position, Py_None, Py_None, Py_None, owner, Py_None, node};
+    PyObject *values[P_COUNT] = {region, position, Py_None, Py_None, Py_None, owner, Py_None, Py_None};
     for (int k = 0; k < P_COUNT; k++) put(var, pending_offsets[k], Py_NewRef(values[k]));
     Py_DECREF(position);
     Py_DECREF(owner);
@@ -570,7 +573,7 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_producer, "producer"}, {&s_handles, "handles"},
         {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},
         {&s_targets, "targets"}, {&s_target_slots, "target_slots"}, {&s_leaf_targets, "leaf_targets"},
-        {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"},
+        {&s_diff_positions, "diff_positions"}, {&s_refs, "refs"}, {&s_ops, "ops"},
         {&s_node_wiring, "node_wiring"}, {&s_starts, "starts"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_to_jax, "to_jax"},
         {&s_open, "open"}, {&s_acquire, "acquire"}, {&s_release, "release"},
     };

@@ -159,31 +159,33 @@ def struct_of(shape: tuple, dtype: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
-def run_with_vjps(nodes: list[Node], wiring: list, leaves: list, outs: list) -> None:
-    """Run these deferred nodes (oldest first; ``wiring`` as ``plan.Plan.add`` wires them, the
-    values from outside ``leaves``) as ordinary nodes, each with its own VJP: a read of a lazy
-    value before ``backward``, or a backward that needs each node's VJP.  ``outs``: the ``Pending``
-    values of their outputs, in order (None where one is gone), which receive the values (or the
-    error of the op that failed, and of every op after it, as a bulk segment's do).  They run as a
-    bulk segment does (``graph._bulk_run``), each step a node's forward returning its VJP too
-    (:class:`WithVJP`): op by op the first times their structure is seen, then as ONE program from
-    the compile cache that returns every node's values and VJP residuals (a program per op costs a
-    dispatch each)."""
+def run_with_vjps(nodes: list, ops: list, wiring: list, leaves: list, outs: list) -> None:
+    """Run these steps of a region (oldest first; ``ops`` and ``wiring`` as ``plan.Plan.add`` records
+    them, the values from outside ``leaves``) as ordinary nodes, each living node (``nodes``; None
+    where one is no longer held) with its own VJP: a read of a lazy value before ``backward``, or a
+    backward that needs each node's VJP.  ``outs``: the ``Pending`` values of their outputs, in
+    order (None where one is gone), which receive the values (or the error of the op that failed,
+    and of every op after it, as a bulk segment's do).  They run as a bulk segment does
+    (``graph._bulk_run``), each step a forward returning a VJP too (:class:`WithVJP`; of no input
+    for a node no longer held): op by op the first times their structure is seen, then as ONE
+    program from the compile cache that returns every node's values and VJP residuals (a program
+    per op costs a dispatch each)."""
     # each step gives its node's outputs and then its VJP: an output's position moves by the VJPs before it
-    shift = [k for k, node in enumerate(nodes) for _ in node.out_avals]
-    steps = [(NamedOp(node.name), WithVJP.of(node), None,
-              tuple([a + shift[a] if a >= 0 else a for a in w[3]]), True) for node, w in zip(nodes, wiring)]
+    shift = [k for k, op in enumerate(ops) for _ in op[3]]
+    steps = [(NamedOp(op[1]), WithVJP.of(w[0], op[0], w[1] if node is not None else (), w[2]), None,
+              tuple([a + shift[a] if a >= 0 else a for a in w[3]]), True) for node, op, w in zip(nodes, ops, wiring)]
     outs, received, vjp_at = iter(outs), [], []
-    for node in nodes:
-        received.extend([_Received() if out is None else out for out in itertools.islice(outs, len(node.out_avals))])
+    for op in ops:
+        received.extend([_Received() if out is None else out for out in itertools.islice(outs, len(op[3]))])
         vjp_at.append(len(received))
         received.append(_Received())
-    if len(nodes) == 1:  # one node: its own compiled forward-with-VJP is that program already
+    if len(steps) == 1:  # one node: its own compiled forward-with-VJP is that program already
         replay(steps, leaves, received, op_error)
     else:
         execute(steps, leaves, received, tuple(range(len(received))), op_error)
     for node, at in zip(nodes, vjp_at):
-        node.datas, node.region, node.vjp = None, None, received[at].value  # (no longer part of a region)
+        if node is not None:
+            node.datas, node.region, node.vjp = None, None, received[at].value  # (no longer part of a region)
 
 
 class _Received:
@@ -214,9 +216,9 @@ class WithVJP:
         return (*out, vjp) if self.multi else (out, vjp)
 
     @classmethod
-    def of(cls, node: Node) -> "WithVJP":
-        key = (node.key, node.diff, node.multi)
-        found = cls._made.get(key)
+    def of(cls, key: Any, fn: Callable, diff: tuple, multi: bool) -> "WithVJP":
+        """The one for op ``key`` (its function ``fn``) differentiated at ``diff``."""
+        found = cls._made.get((key, diff, multi))
         if found is None:
-            found = bounded(cls._made)[key] = cls(node.key, node.fn, node.diff, node.multi)
+            found = bounded(cls._made)[(key, diff, multi)] = cls(key, fn, diff, multi)
         return found

@@ -11,7 +11,6 @@ import numpy as onp
 
 from ..base import MXNetError
 from .._invoke import op_error
-from .._ndarray import NDArray
 from ..graph import bulk as _bulk
 from ..graph.recorded import evaluate, inputs
 from .ints import as_float_out, inexact, integer, truncate_grad, twin, vjp_of
@@ -22,6 +21,12 @@ from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Leaf, NamedOp, Node, bounded, 
 _STRUCTURES: dict = {}
 _SIGHTINGS = _bulk.Sightings()  # regions of imperative ops run one by one (see Plan.fuse_now)
 _structure_ids = itertools.count()
+
+
+def _held(ref: weakref.ref) -> bool:
+    """Whether an array still holds the value behind this weak reference (see :meth:`Pending.held`)."""
+    handle = ref()
+    return handle is not None and handle.held()
 
 
 def _structure_id(structure: tuple) -> int:
@@ -44,7 +49,10 @@ class Plan:
     with the cotangents arriving at its outputs (:meth:`seal`), as ONE program of forward, loss
     and VJP -- then nodes the heads do not reach are computed with their VJPs by the same program.
     Either closes it: the thread's next deferred node starts a new region.  Nodes hold their
-    region; the region holds them by weak reference (a node nobody holds is not computed).  It
+    region; the region holds them by weak reference, and what computes them (``ops``: each one's
+    function, name, input and output avals) strongly, as a segment holds its ops.  It computes
+    what is still wanted, as a segment does: the values an array holds and the values the living
+    nodes read, and the VJPs of the living nodes (a node nobody holds has no backward left).  It
     hands its values over by position, as a segment does: ``handles[p]`` is output ``p``'s
     ``Pending`` (weakly), ``producer[p]`` the node computing it; an op that fails leaves its error
     there, and the values computed before it stay readable.
@@ -57,7 +65,10 @@ class Plan:
         self.open = True  # the thread's deferred nodes join it (until it runs, is sealed or is full)
         self.done = False  # run (by a read, or by its backward's program)
         self.refs: list = []  # weak references to the nodes: nodes of a region point to it, not back
+        self.ops: list = []  # per node, ``(fn, name, sig, out_avals, repeat)`` (its Node's fields)
         self.nodes: list[Node] = []  # the living nodes, once sealed
+        self.live: list = []  # once sealed, per step computed: its node, or None (a node no longer held)
+        self.live_ops: list = []  # and its op
         self.ext_values: list = []
         self.targets: list = []
         self.leaf_targets = True
@@ -107,104 +118,121 @@ class Plan:
         self.producer.extend([len(self.refs)] * len(node.out_avals))
         self.starts.append(self.starts[-1] + len(node.out_avals))
         self.refs.append(weakref.ref(node))
+        self.ops.append((node.fn, node.name, node.sig, node.out_avals, node.repeat))
         self.node_wiring.append((node.key, node.diff, node.multi, tuple(slots)))
         if len(self.refs) >= self.CAP:
             self.open = False
 
-    def _living(self) -> tuple[list, list, list, list, list]:
-        """The region's nodes as recorded (None where one died), the living ones, their wiring, where
-        each one's outputs start, and the weak references to their outputs' values (from
-        ``handles``).  A node nobody holds has no reader left (a reader holds it), so the living
-        nodes are a graph of their own."""
+    def _wanted(self) -> tuple[list, list, list, list, list, list, list]:
+        """What to compute, as a segment computes what is wanted: the steps of the living nodes,
+        of values an array still holds, and of values a wanted step reads.  Returns the region's
+        nodes as recorded (None where one died), whether each is wanted, and per wanted step its
+        node (None: no longer held, so computed without its VJP), its op (``ops``), its wiring
+        over the wanted steps, where its outputs start, and the weak references to its outputs'
+        values (from ``handles``)."""
         recorded = [ref() for ref in self.refs]
         if None not in recorded:
-            return recorded, recorded, self.node_wiring, self.starts, self.handles
-        moved: list = []  # a recorded output position -> its position among the living nodes' outputs
-        nodes, wiring, starts, handles = [], [], [0], []
-        for node, w, first, end in zip(recorded, self.node_wiring, self.starts, self.starts[1:]):
-            if node is None:
+            return recorded, [True] * len(recorded), recorded, self.ops, self.node_wiring, self.starts, self.handles
+        wanted = [node is not None for node in recorded]
+        for k in range(len(recorded) - 1, -1, -1):
+            if not wanted[k]:
+                wanted[k] = any(_held(ref) for ref in self.handles[self.starts[k]:self.starts[k + 1]])
+            if wanted[k]:
+                for a in self.node_wiring[k][3]:
+                    if a >= 0:
+                        wanted[self.producer[a]] = True
+        moved: list = []  # a recorded output position -> its position among the wanted steps' outputs
+        live, ops, wiring, starts, handles = [], [], [], [0], []
+        for k, (first, end) in enumerate(zip(self.starts, self.starts[1:])):
+            if not wanted[k]:
                 moved.extend([None] * (end - first))
                 continue
             moved.extend(range(starts[-1], starts[-1] + end - first))
-            nodes.append(node)
+            live.append(recorded[k])
+            ops.append(self.ops[k])
             handles.extend(self.handles[first:end])
+            w = self.node_wiring[k]
             wiring.append((*w[:3], tuple([a if a < 0 else moved[a] for a in w[3]])))
             starts.append(starts[-1] + end - first)
-        return recorded, nodes, wiring, starts, handles
+        return recorded, wanted, live, ops, wiring, starts, handles
 
-    def _kept(self, recorded: list) -> list:
-        """Per living node, which outputs a program returns: not those that only later nodes of the
-        region read.  When no array holds one any more (not the user's, not a view: see
-        :meth:`Pending.held`), nothing can read it afterwards (a deferred node of a later region reads
-        a value, not the lazy output); returning it would keep every intermediate of the loss alive
-        (a ``log_softmax`` over a vocabulary) and cost an output buffer each.  ``recorded``: the
-        region's nodes, None where one died."""
-        kept = [None if node is None else [True] * len(node.out_avals) for node in recorded]
+    def _kept(self, recorded: list, wanted: list) -> list:
+        """Per wanted step, which outputs a program returns: not those no array holds any more (not
+        the user's, not a view: see :meth:`Pending.held`) that only later nodes of the region read,
+        or whose node died.  Nothing can read them afterwards (a deferred node of a later region
+        reads a value, not the lazy output); returning them would keep every intermediate of the
+        loss alive (a ``log_softmax`` over a vocabulary) and cost an output buffer each."""
+        starts, handles = self.starts, self.handles
+        kept = [[True] * (end - first) if w else None for w, first, end in zip(wanted, starts, starts[1:])]
         for position in self.internal:
             k = self.producer[position]
-            var = self.handles[position]()
-            if kept[k] is not None and (var is None or not var.held()):
-                kept[k][position - self.starts[k]] = False
+            if kept[k] is not None and not _held(handles[position]):
+                kept[k][position - starts[k]] = False
+        for k, node in enumerate(recorded):
+            if node is None and kept[k] is not None:
+                kept[k] = [keep and _held(handles[starts[k] + i]) for i, keep in enumerate(kept[k])]
         return [tuple(keeps) for keeps in kept if keeps is not None]
 
     def run(self) -> None:
-        """Run every living node with its VJP (a read of a value before ``backward``, or a backward
-        that needs each node's own VJP); the region is closed."""
+        """Compute what is wanted, each living node with its VJP (a read of a value before
+        ``backward``, or a backward that needs each node's own VJP); the region is closed."""
         with LOCK:
             self.open = False
             if self.done:
                 return
-            _, nodes, wiring, _, handles = self._living()
-            if nodes and nodes[0].fused is not None:  # sealed for a lazy backward: its program runs them
-                nodes[0].fused.run()
+            _, _, live, ops, wiring, _, handles = self._wanted()
+            first = next((node for node in live if node is not None), None)
+            if first is not None and first.fused is not None:  # sealed for a lazy backward: its program runs them
+                first.fused.run()
                 return
-            if nodes:  # (failed: its values hold the op's error; the region stays, for a backward)
-                run_with_vjps(nodes, wiring, self.ext_values, [ref() for ref in handles])
+            if live:  # (failed: its values hold the op's error; the region stays, for a backward)
+                run_with_vjps(live, ops, wiring, self.ext_values, [ref() for ref in handles])
             self._close()
 
     def _close(self) -> None:
         """It ran: an array holding one of its values holds the region (as a bulk segment's value
-        does its segment), so it lets go of the values it took from outside and of its nodes (which
-        hold such arrays: a cycle)."""
+        does its segment), so it lets go of the values it took from outside, of its ops and of its
+        nodes (which hold such arrays: a cycle)."""
         self.done = True
         self.ext_values, self.cts, self.nodes, self.handles, self.live_handles = [], [], [], [], []
+        self.ops, self.live, self.live_ops = [], [], []
 
     def device_of(self, handle: Pending) -> Any:
         """Where a value not computed yet will be: where the region's program runs (where the values
-        it takes from outside are), else where its node's first array input is."""
+        it takes from outside are); None (the current device) where none of them says."""
         for value in self.ext_values:
             sharding = getattr(value, "sharding", None)  # (a buffer donated since still says where it was)
             if sharding is not None:
                 return next(iter(sharding.device_set))
-        for x in handle.source.inputs:
-            if isinstance(x, NDArray):
-                return x._where()
         return None
 
     def seal(self, cotangents: dict) -> None:
         """Close the region and fix its backward program: take the cotangents arriving at its nodes'
         outputs out of ``cotangents``; the gradients go to the targets the nodes with a cotangent
         reach; living nodes they do not reach are computed with their VJPs (a later backward may
-        still need them).  (A region sealed but not run can still :meth:`run`.)"""
+        still need them), other wanted steps without.  (A region sealed but not run can still
+        :meth:`run`.)"""
         self.open = False
-        recorded, nodes, wiring, starts, self.live_handles = self._living()
-        self.nodes, self.out_starts = nodes, starts
+        recorded, wanted, live, ops, wiring, starts, self.live_handles = self._wanted()
+        self.live, self.live_ops, self.out_starts = live, ops, starts
+        self.nodes = [node for node in live if node is not None]
         self.cts, ct_refs = [], []
-        for k, node in enumerate(nodes):
-            for i in range(len(node.out_avals)):
+        for k, node in enumerate(live):
+            for i in range(len(ops[k][3]) if node is not None else 0):
                 ct = cotangents.pop((id(node), i), None)
                 if ct is not None:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
         diff_positions, target_slots, unreached = self.diff_positions, self.target_slots, ()
         read = {self.producer[p] for p in self.internal}  # the nodes a later node reads
-        if not (len(nodes) == len(recorded) == len(read) + 1 and ct_refs and ct_refs[-1][0] == len(nodes) - 1):
+        if not (len(live) == len(self.nodes) == len(recorded) == len(read) + 1 and ct_refs and
+                ct_refs[-1][0] == len(live) - 1):
             # not every node leads to the last one, which has a cotangent: what do the cotangents reach?
-            reached = [False] * len(nodes)
-            producer = [k for k in range(len(nodes)) for _ in range(starts[k], starts[k + 1])]
+            reached = [False] * len(live)
+            producer = [k for k in range(len(live)) for _ in range(starts[k], starts[k + 1])]
             for k, _ in ct_refs:
                 reached[k] = True
-            for k in range(len(nodes) - 1, -1, -1):
+            for k in range(len(live) - 1, -1, -1):
                 if reached[k]:
                     for a in wiring[k][3]:
                         if a >= 0:
@@ -219,21 +247,21 @@ class Plan:
                     diff_positions.extend(mine)
             self.targets, self.target_slots, self.diff_positions = targets, target_slots, diff_positions
             self.leaf_targets = all(type(t) is Leaf for t in targets)
-            unreached = tuple(k for k in range(len(nodes)) if not reached[k])
+            unreached = tuple(k for k in range(len(live)) if not reached[k] and live[k] is not None)
         self.wiring = (tuple(wiring), tuple(ct_refs), tuple(diff_positions), tuple(map(tuple, target_slots)),
-                       tuple(self._kept(recorded)), unreached)
-        self.key = _structure_id((self.wiring, tuple(node.sig for node in nodes)))
+                       tuple(self._kept(recorded, wanted)), unreached)
+        self.key = _structure_id((self.wiring, tuple(op[2] for op in ops)))
 
     def core(self) -> Callable:
-        """``(ext_values, cts, olds) -> (kept node outputs and the VJPs of unreached nodes, target
+        """``(ext_values, cts, olds) -> (kept outputs and the VJPs of unreached nodes, target
         gradients)``; ``olds[t]`` (or None) is added to target t's gradient (``grad_req='add'``);
         ``olds`` is None when no target adds."""
-        nodes, starts = self.nodes, self.out_starts
+        ops, starts = self.live_ops, self.out_starts
         wiring, ct_refs, diff_positions, target_slots, kept, unreached = self.wiring
-        steps = [(None, n.fn, None, w[3], n.multi) for n, w in zip(nodes, wiring)]
+        steps = [(None, op[0], None, w[3], w[2]) for op, w in zip(ops, wiring)]
         ct_positions = [starts[k] + i for k, i in ct_refs]
         kept_positions = [starts[k] + i for k, keeps in enumerate(kept) for i, keep in enumerate(keeps) if keep]
-        out_dtypes = [aval[1] for n in nodes for aval in n.out_avals]
+        out_dtypes = [aval[1] for op in ops for aval in op[3]]
 
         def forward(diff_values: list, ext_values: list, twin: bool = False) -> tuple:
             ext = list(ext_values)
@@ -268,7 +296,7 @@ class Plan:
                     total = total + grads[s]
                 totals.append(total if old is None else old + total.astype(old.dtype))
             # a node the cotangents do not reach: its VJP, from the values just computed (XLA shares the forward)
-            vjps = [vjp_of(nodes[k].fn, inputs(steps[k][3], outs, ext_values), nodes[k].diff)[1] for k in unreached]
+            vjps = [vjp_of(ops[k][0], inputs(steps[k][3], outs, ext_values), wiring[k][1])[1] for k in unreached]
             return [outs[r] for r in kept_positions] + vjps, totals
         return core
 
@@ -279,7 +307,7 @@ class Plan:
         Before that a region of imperative ops runs them one by one, with the programs every
         structure shares (noted then: :meth:`sighted`), so code whose graph changes at every step
         compiles nothing new."""
-        if not all(node.repeat for node in self.nodes):
+        if not all(op[4] for op in self.live_ops):
             return True
         return self.key in FUSED_CACHE or _SIGHTINGS.ready(self.key)
 
@@ -313,11 +341,12 @@ class Plan:
         for node in self.nodes:
             node.datas, node.vjp, node.fused, node.region = None, None, None, None
         for k in unreached:
-            self.nodes[k].vjp = next(values)
+            self.live[k].vjp = next(values)
         self._close()
 
     def error(self, err: Exception) -> MXNetError:
-        return op_error(NamedOp(" + ".join(n.name for n in self.nodes)), self.nodes[0].inputs, None, err)
+        return op_error(NamedOp(" + ".join(op[1] for op in self.live_ops)), self.nodes[0].inputs if self.nodes else (),
+                        None, err)
 
 
 def plan_backward(region: Plan, cotangents: dict) -> "Plan | None":
@@ -330,7 +359,7 @@ def plan_backward(region: Plan, cotangents: dict) -> "Plan | None":
         if region.fuse_now():
             return region
         region.sighted()
-        cotangents.update({(id(region.nodes[k]), i): ct for (k, i), ct in zip(region.wiring[1], region.cts)})
+        cotangents.update({(id(region.live[k]), i): ct for (k, i), ct in zip(region.wiring[1], region.cts)})
         region.run()
         return None
 

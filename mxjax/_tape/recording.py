@@ -160,7 +160,7 @@ def _output(node: Node, index: int, region: Plan, struct: Any, out_cls: type) ->
     which the region hands it its value)."""
     result = out_cls._wrap(struct)
     result._ag = (node, index)
-    region.handles.append(weakref.ref(Pending.held_by(result, region, region.starts[-2] + index, None, node)))
+    region.handles.append(weakref.ref(Pending.held_by(result, region, region.starts[-2] + index, None, None)))
     return result
 
 
