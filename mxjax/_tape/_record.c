@@ -16,15 +16,14 @@ static PyObject *array_type, *node_type, *pending_type, *plan_type, *leaf_type, 
 /* Slots, read and written at their offsets; configure() checks that every one is a plain object
  * slot, else the recorder stays off (``ready`` is 0). */
 static PyObject *s_data, *s_var, *s_ag, *s_dc, *s_key, *s_fn, *s_inputs, *s_entries, *s_diff, *s_vjp,
-    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_datas, *s_fused, *s_sig,
-    *s_region, *s_ints, *s_repeat, *s_segment, *s_index, *s_aval, *s_value, *s_error, *s_owner, *s_sharers, *s_source;
+    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_fused, *s_region, *s_ints, *s_segment, *s_index, *s_aval, *s_value, *s_error, *s_owner, *s_sharers, *s_source;
 enum { A_DATA, A_VAR, A_AG, A_DC, A_COUNT };
 static PyObject **array_names[A_COUNT] = {&s_data, &s_var, &s_ag, &s_dc};
 enum { N_KEY, N_FN, N_INPUTS, N_ENTRIES, N_DIFF, N_VJP, N_OUT_AVALS, N_MULTI, N_SEQ, N_NAME, N_CUSTOM, N_DYNAMIC,
-       N_DATAS, N_FUSED, N_SIG, N_REGION, N_INTS, N_REPEAT, N_COUNT };
+       N_FUSED, N_REGION, N_INTS, N_COUNT };
 static PyObject **node_names[N_COUNT] = {&s_key, &s_fn, &s_inputs, &s_entries, &s_diff, &s_vjp, &s_out_avals,
-                                         &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_datas, &s_fused,
-                                         &s_sig, &s_region, &s_ints, &s_repeat};
+                                         &s_multi, &s_seq, &s_name, &s_custom, &s_dynamic, &s_fused, &s_region,
+                                         &s_ints};
 enum { P_SEGMENT, P_INDEX, P_AVAL, P_VALUE, P_ERROR, P_OWNER, P_SHARERS, P_SOURCE, P_COUNT };
 static PyObject **pending_names[P_COUNT] = {&s_segment, &s_index, &s_aval, &s_value, &s_error, &s_owner, &s_sharers,
                                             &s_source};
@@ -90,8 +89,8 @@ static int in_region(PyObject *var, PyObject *region) {
     return Py_TYPE(var) == (PyTypeObject *)pending_type && get(var, pending_offsets[P_SEGMENT]) == region;
 }
 
-/* Plan.add(plan, node) for a node recorded now: wire its inputs in after the plan's nodes. */
-static int plan_add(PyObject *plan, PyObject *node) {
+/* Plan.add(plan, node, datas, sig, repeat) for a node recorded now: wire its inputs in after the plan's nodes. */
+static int plan_add(PyObject *plan, PyObject *node, PyObject *datas, PyObject *sig, PyObject *repeat) {
     int ok = -1;
     PyObject *producer = PyObject_GetAttr(plan, s_producer);
     PyObject *ext_values = PyObject_GetAttr(plan, s_ext_values), *internal = PyObject_GetAttr(plan, s_internal);
@@ -107,7 +106,7 @@ static int plan_add(PyObject *plan, PyObject *node) {
         PyErr_SetString(PyExc_TypeError, "tape record: unexpected Plan attributes");
         goto done;
     }
-    PyObject *inputs = get(node, node_offsets[N_INPUTS]), *datas = get(node, node_offsets[N_DATAS]);
+    PyObject *inputs = get(node, node_offsets[N_INPUTS]);
     PyObject *entries = get(node, node_offsets[N_ENTRIES]);
     Py_ssize_t n = PyTuple_GET_SIZE(datas);
     slots = PyTuple_New(n);
@@ -227,8 +226,7 @@ static int plan_add(PyObject *plan, PyObject *node) {
         PyObject *entry = PyTuple_Pack(4, get(node, node_offsets[N_KEY]), get(node, node_offsets[N_DIFF]),
                                        get(node, node_offsets[N_MULTI]), slots);
         PyObject *op = entry ? PyTuple_Pack(5, get(node, node_offsets[N_FN]), get(node, node_offsets[N_NAME]),
-                                            get(node, node_offsets[N_SIG]), get(node, node_offsets[N_OUT_AVALS]),
-                                            get(node, node_offsets[N_REPEAT])) : NULL;
+                                            sig, get(node, node_offsets[N_OUT_AVALS]), repeat) : NULL;
         int bad = op == NULL || PyList_Append(wiring, entry) < 0 || PyList_Append(ops, op) < 0;
         Py_XDECREF(entry);
         Py_XDECREF(op);
@@ -488,8 +486,7 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         goto done;
     }
     PyObject *values[N_COUNT] = {key, fn, held, entries, diff_tuple, Py_None, avals, multi, seq, name, Py_None,
-                                 Py_False, datas, Py_None, sig, Py_None, Py_False,
-                                 repeat && defer ? Py_True : Py_False};
+                                 Py_False, Py_None, Py_None, Py_False};
     for (int k = 0; k < N_COUNT; k++) put(node, node_offsets[k], Py_NewRef(values[k]));
     if (region == NULL && (region = new_region()) == NULL) {
         Py_DECREF(found);
@@ -500,7 +497,7 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
      * runs the region whole, and must find every output of its nodes to hand their values to */
     Py_ssize_t m = PyTuple_GET_SIZE(structs), start = -1;
     int is_multi = PyObject_IsTrue(multi);
-    if (is_multi < 0 || (!is_multi && m != 1) || plan_add(region, node) < 0) {
+    if (is_multi < 0 || (!is_multi && m != 1) || plan_add(region, node, datas, sig, repeat && defer ? Py_True : Py_False) < 0) {
         if (is_multi == 0 && m != 1) PyErr_SetString(PyExc_TypeError, "tape record: a single-output entry with several structs");
         Py_DECREF(found);
         goto done;
@@ -567,8 +564,8 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_data, "_data"}, {&s_var, "_var"}, {&s_ag, "_ag"}, {&s_dc, "_dc"}, {&s_key, "key"}, {&s_fn, "fn"},
         {&s_inputs, "inputs"}, {&s_entries, "entries"}, {&s_diff, "diff"}, {&s_vjp, "vjp"},
         {&s_out_avals, "out_avals"}, {&s_multi, "multi"}, {&s_seq, "seq"}, {&s_name, "name"}, {&s_custom, "custom"},
-        {&s_dynamic, "dynamic"}, {&s_datas, "datas"}, {&s_fused, "fused"}, {&s_sig, "sig"},
-        {&s_region, "region"}, {&s_ints, "ints"}, {&s_repeat, "repeat"}, {&s_segment, "segment"},
+        {&s_dynamic, "dynamic"}, {&s_fused, "fused"}, {&s_region, "region"}, {&s_ints, "ints"},
+        {&s_segment, "segment"},
         {&s_index, "index"}, {&s_aval, "aval"}, {&s_value, "value"}, {&s_error, "error"}, {&s_owner, "owner"},
         {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_producer, "producer"}, {&s_handles, "handles"},
         {&s_ext_values, "ext_values"}, {&s_internal, "internal"}, {&s_target_index, "target_index"},

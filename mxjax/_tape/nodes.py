@@ -22,7 +22,7 @@ sequence = itertools.count()  # nodes' recording order
 seq_of = attrgetter("seq")  # sort key: recording order
 LOCK = threading.RLock()  # materializing deferred nodes from several threads
 _CACHE_LIMIT = 512
-LAZY_INPUT = object()  # in a deferred node's ``datas``: the input is itself lazy, read it when running
+LAZY_INPUT = object()  # among the input values a deferred node is recorded with: the input is itself lazy
 
 
 class Leaf:
@@ -46,31 +46,28 @@ class Node:
     ``fn`` is a pure function of the input values (parameters baked in), stable per
     ``key``; ``vjp`` is JAX's VJP closure from the forward (``None`` once freed);
     ``diff`` lists the input positions that are differentiated.  A deferred node
-    has ``datas`` (its inputs' values captured when recorded; ``LAZY_INPUT`` where
-    an input is itself lazy, and then ``inputs`` holds an alias of that array: see
-    ``recording._alias``) and no ``vjp`` until it runs; its outputs' values are ``Pending`` values
-    of its region, which hands them what it computes.
+    has a ``region`` (which holds what computes it, and the values of its inputs; ``inputs``
+    holds an alias of an input that is itself lazy: see ``recording._alias``) and no ``vjp``
+    until it runs; its outputs' values are ``Pending`` values of its region, which hands them
+    what it computes.  A node holds what backward needs, no more.
     """
 
     __slots__ = ("key", "fn", "inputs", "entries", "diff", "vjp", "out_avals", "multi", "seq", "name",
-                 "custom", "dynamic", "datas", "fused", "sig", "region", "ints", "repeat", "__weakref__")
+                 "custom", "dynamic", "fused", "region", "ints", "__weakref__")
 
     def __init__(self, key: Any, fn: Callable | None, inputs: tuple, entries: tuple, diff: tuple, vjp: Any,
                  out_avals: tuple, multi: bool, name: str, custom: Any = None, dynamic: bool = False) -> None:
         self.key, self.fn, self.inputs, self.entries, self.diff = key, fn, inputs, entries, diff
         self.vjp, self.out_avals, self.multi, self.name = vjp, out_avals, multi, name
         self.custom, self.dynamic = custom, dynamic
-        self.datas: tuple | None = None
         self.fused: Any = None  # the PendingBackward that will compute this node
-        self.sig: tuple | None = None  # a deferred node's input avals (("py", type name) for Python values)
         self.region: Any = None  # the region (a plan.Plan) a deferred node joined
         self.ints = False  # an integer input is differentiated: the integer outputs are too (see record)
-        self.repeat = False  # a deferred op fused only once its region's structure repeats (see plan.Plan.fuse_now)
         self.seq = next(sequence)
 
     @property
     def deferred(self) -> bool:
-        return self.datas is not None
+        return self.region is not None
 
 
 def differentiable(x: Any) -> bool:
@@ -185,7 +182,7 @@ def run_with_vjps(nodes: list, ops: list, wiring: list, leaves: list, outs: list
         execute(steps, leaves, received, tuple(range(len(received))), op_error)
     for node, at in zip(nodes, vjp_at):
         if node is not None:
-            node.datas, node.region, node.vjp = None, None, received[at].value  # (no longer part of a region)
+            node.region, node.vjp = None, received[at].value  # (no longer part of a region)
 
 
 class _Received:

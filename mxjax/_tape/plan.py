@@ -89,11 +89,14 @@ class Plan:
         self.wiring: tuple | None = None
         self.internal: list = []  # the positions of the outputs that later nodes read
 
-    def add(self, node: Node) -> None:
-        """Wire ``node`` in after the nodes added so far."""
+    def add(self, node: Node, datas: tuple, sig: tuple, repeat: bool) -> None:
+        """Wire ``node`` in after the nodes added so far: ``datas``, its inputs' values when recorded
+        (``LAZY_INPUT`` where one is lazy); ``sig``, their avals (("py", type name) for a Python
+        value); ``repeat``: an imperative op, fused only once the region's structure repeats (see
+        :meth:`fuse_now`)."""
         ext_values, entries, inputs = self.ext_values, node.entries, node.inputs
         slots = []
-        for slot, data in enumerate(node.datas):
+        for slot, data in enumerate(datas):
             if data is LAZY_INPUT:
                 var = inputs[slot]._var
                 if type(var) is Pending and var.segment is self:  # an output of this region: its position
@@ -118,7 +121,7 @@ class Plan:
         self.producer.extend([len(self.refs)] * len(node.out_avals))
         self.starts.append(self.starts[-1] + len(node.out_avals))
         self.refs.append(weakref.ref(node))
-        self.ops.append((node.fn, node.name, node.sig, node.out_avals, node.repeat))
+        self.ops.append((node.fn, node.name, sig, node.out_avals, repeat))
         self.node_wiring.append((node.key, node.diff, node.multi, tuple(slots)))
         if len(self.refs) >= self.CAP:
             self.open = False
@@ -339,7 +342,7 @@ class Plan:
             if handle is not None:
                 handle.value = value
         for node in self.nodes:
-            node.datas, node.vjp, node.fused, node.region = None, None, None, None
+            node.vjp, node.fused, node.region = None, None, None
         for k in unreached:
             self.live[k].vjp = next(values)
         self._close()

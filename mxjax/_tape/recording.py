@@ -138,17 +138,14 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
     multi, avals, structs, sig = out
     held = [_alias(x) if data is LAZY_INPUT else x for x, data in zip(inputs, datas)]
     node = Node(cache_key[0], fn, tuple(held), entries, diff, None, avals, multi, name)
-    node.datas = tuple(datas)
-    node.sig = sig
     node.ints = ints
-    node.repeat = repeat
     with LOCK:  # (a read from another thread closes the region under it: it finds the outputs made)
         region = current_region()
         if region is None:
             region = Plan()
             _local.region = weakref.ref(region)
         node.region = region
-        region.add(node)  # (a lazy input whose region closed meanwhile is read there)
+        region.add(node, tuple(datas), sig, repeat)  # (a lazy input whose region closed meanwhile is read there)
         results = [_output(node, i, region, struct, out_cls) for i, struct in enumerate(structs)]
     return tuple(results) if multi else results[0]
 
