@@ -656,6 +656,27 @@ def test_running_stats_written_by_a_call_whose_output_nobody_keeps(hybridize, re
         _close(bn.running_mean.data(), want, rtol=1e-5)
 
 
+def test_a_call_read_and_dropped_lets_go_of_its_residuals_before_its_running_stats_are_read():
+    """A read inside ``record`` runs the call with its VJP; once its output is dropped, nothing can
+    differentiate through it, so its residuals go -- though the running mean it wrote (a value of
+    the same node) is still held, not read yet, and computed right."""
+    import gc
+    net = nn.HybridSequential()
+    net.add(nn.Dense(37, in_units=29), nn.BatchNorm(in_channels=37))
+    net.initialize()
+    net.hybridize()
+    x_host = RNG.normal(size=(13, 29)).astype(onp.float32)  # (13, 37): the shape of the residuals
+    with autograd.record():
+        out = net(mx.np.array(x_host))
+    out.asnumpy()
+    del out
+    gc.collect()
+    alive = sum(a.shape == (13, 37) for a in jax.live_arrays("cpu"))
+    assert alive == 0, f"{alive} buffers of the call's activations alive"
+    w, b = (p.data().asnumpy() for p in net[0].collect_params().values())
+    _close(net[1].running_mean.data(), 0.1 * (x_host @ w.T + b).mean(axis=0), rtol=1e-4, atol=1e-6)
+
+
 def test_shape_error_in_a_deferred_op_names_the_op():
     net = _net()
     with autograd.record():

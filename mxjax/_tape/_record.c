@@ -16,7 +16,8 @@ static PyObject *array_type, *node_type, *pending_type, *plan_type, *leaf_type, 
 /* Slots, read and written at their offsets; configure() checks that every one is a plain object
  * slot, else the recorder stays off (``ready`` is 0). */
 static PyObject *s_data, *s_var, *s_ag, *s_dc, *s_key, *s_fn, *s_inputs, *s_entries, *s_diff, *s_vjp,
-    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_fused, *s_region, *s_ints, *s_segment, *s_index, *s_aval, *s_value, *s_error, *s_owner, *s_sharers, *s_source;
+    *s_out_avals, *s_multi, *s_seq, *s_name, *s_custom, *s_dynamic, *s_fused, *s_region, *s_ints, *s_segment,
+    *s_index, *s_aval, *s_value, *s_error, *s_owner, *s_sharers, *s_source;
 enum { A_DATA, A_VAR, A_AG, A_DC, A_COUNT };
 static PyObject **array_names[A_COUNT] = {&s_data, &s_var, &s_ag, &s_dc};
 enum { N_KEY, N_FN, N_INPUTS, N_ENTRIES, N_DIFF, N_VJP, N_OUT_AVALS, N_MULTI, N_SEQ, N_NAME, N_CUSTOM, N_DYNAMIC,
@@ -497,7 +498,8 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
      * runs the region whole, and must find every output of its nodes to hand their values to */
     Py_ssize_t m = PyTuple_GET_SIZE(structs), start = -1;
     int is_multi = PyObject_IsTrue(multi);
-    if (is_multi < 0 || (!is_multi && m != 1) || plan_add(region, node, datas, sig, repeat && defer ? Py_True : Py_False) < 0) {
+    PyObject *fuse_on_repeat = repeat && defer ? Py_True : Py_False;
+    if (is_multi < 0 || (!is_multi && m != 1) || plan_add(region, node, datas, sig, fuse_on_repeat) < 0) {
         if (is_multi == 0 && m != 1) PyErr_SetString(PyExc_TypeError, "tape record: a single-output entry with several structs");
         Py_DECREF(found);
         goto done;
