@@ -630,8 +630,8 @@ def test_batchnorm_running_stats_written_by_the_fused_program():
 def test_running_stats_written_by_a_call_whose_output_nobody_keeps(hybridize, read):
     """A BatchNorm call under ``record`` whose output is dropped at once: nothing holds its node
     any more, only the running mean it wrote holds that value; the region still computes it, read
-    directly or by a later op of the same region (and that op's backward) -- the block called again
-    after that op, so that only that op reads the first call's value."""
+    directly, or by a later op of the same region (and that op's backward, the block called again
+    before it)."""
     import gc
     bn = nn.BatchNorm(in_channels=5)
     bn.initialize()

@@ -45,8 +45,9 @@ class Pending(Lazy):
     (and ``sharers``, views made since) are weak references to the arrays holding it: a graph
     computes only the values an array still holds.  ``source``: in a bulk segment, where its op's
     first array input is (a leaf's ref, or the index of a value of the segment), for its device;
-    None in a region (whose values are where the values it takes from outside are).  ``aval``: its abstract value in a bulk segment (None in a region).
-    Made without ``__init__`` by the recorders (C and Python), which set every slot."""
+    None in a region (whose values are where the values it takes from outside are).  ``aval``: its
+    abstract value in a bulk segment (None in a region).  Made without ``__init__`` by the
+    recorders (C and Python), which set every slot."""
 
     __slots__ = ("segment", "index", "aval", "value", "error", "owner", "sharers", "source", "__weakref__")
 
