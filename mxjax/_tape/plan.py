@@ -165,16 +165,9 @@ class Plan:
         or whose node died.  Nothing can read them afterwards (a deferred node of a later region
         reads a value, not the lazy output); returning them would keep every intermediate of the
         loss alive (a ``log_softmax`` over a vocabulary) and cost an output buffer each."""
-        starts, handles = self.starts, self.handles
-        kept = [[True] * (end - first) if w else None for w, first, end in zip(wanted, starts, starts[1:])]
-        for position in self.internal:
-            k = self.producer[position]
-            if kept[k] is not None and not _held(handles[position]):
-                kept[k][position - starts[k]] = False
-        for k, node in enumerate(recorded):
-            if node is None and kept[k] is not None:
-                kept[k] = [keep and _held(handles[starts[k] + i]) for i, keep in enumerate(kept[k])]
-        return [tuple(keeps) for keeps in kept if keeps is not None]
+        starts, handles, internal = self.starts, self.handles, set(self.internal)
+        return [tuple(not ((node is None or p in internal) and not _held(handles[p])) for p in range(first, end))
+                for node, w, first, end in zip(recorded, wanted, starts, starts[1:]) if w]
 
     def run(self) -> None:
         """Compute what is wanted, each living node with its VJP (a read of a value before
@@ -221,7 +214,9 @@ class Plan:
         self.nodes = [node for node in live if node is not None]
         self.cts, ct_refs = [], []
         for k, node in enumerate(live):
-            for i in range(len(ops[k][3]) if node is not None else 0):
+            if node is None:  # (no longer held: nothing differentiates through it)
+                continue
+            for i in range(len(ops[k][3])):
                 ct = cotangents.pop((id(node), i), None)
                 if ct is not None:
                     ct_refs.append((k, i))
@@ -348,8 +343,7 @@ class Plan:
         self._close()
 
     def error(self, err: Exception) -> MXNetError:
-        return op_error(NamedOp(" + ".join(op[1] for op in self.live_ops)), self.nodes[0].inputs if self.nodes else (),
-                        None, err)
+        return op_error(NamedOp(" + ".join(op[1] for op in self.live_ops)), self.nodes[0].inputs, None, err)
 
 
 def plan_backward(region: Plan, cotangents: dict) -> "Plan | None":
