@@ -677,6 +677,55 @@ def test_a_call_read_and_dropped_lets_go_of_its_residuals_before_its_running_sta
     _close(net[1].running_mean.data(), 0.1 * (x_host @ w.T + b).mean(axis=0), rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.parametrize("hybridize", [True, False])
+def test_a_value_detached_inside_record_stays_lazy_and_stops_the_gradient(hybridize):
+    """A GAN's pattern: a call's output detached inside ``record`` and used beside the output
+    itself.  The detached array shares the value, not computed yet, so the region is not run
+    early; the backward, one program once the structure repeats, differentiates only through
+    the attached use, as the node-by-node backward does: d/dparams of sum(stop(out) * out)."""
+    net = _net(hybridize)
+    params = _params(net)
+    out_jax, vjp = jax.vjp(lambda p: _jax_loss(p, jnp.asarray(X), jnp.asarray(Y))[1], params)
+    want = [onp.asarray(g) for g in vjp(out_jax)[0]]
+    for step in range(4):  # the first sightings run node by node, later ones as one program
+        with autograd.record():
+            out = net(mx.np.array(X))
+            fixed = out.detach()
+            assert _not_run(fixed) and fixed._ag is None
+            loss = (fixed * out).sum()
+        loss.backward()
+        for p, g in zip(net.collect_params().values(), want):
+            _close(p.grad(), g, rtol=1e-4, atol=1e-5)
+        _close(fixed, out_jax, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("hybridize", [True, False])
+def test_a_call_read_only_detached_keeps_its_backward_for_a_later_record(hybridize):
+    """A GAN's step: the discriminator's backward reads the generator's output only detached, so
+    it does not reach the generator, whose call (in the same region) keeps its VJP; the
+    generator's backward, recorded later through the same output, uses it."""
+    net = _net(hybridize)
+    critic = nn.Dense(1, in_units=3)
+    critic.initialize()
+    if hybridize:
+        critic.hybridize()
+    params = _params(net)
+    w = critic.weight.data().asnumpy()
+    out_jax, vjp = jax.vjp(lambda p: _jax_loss(p, jnp.asarray(X), jnp.asarray(Y))[1], params)
+    want = [onp.asarray(g) for g in vjp(jnp.broadcast_to(jnp.asarray(w), out_jax.shape))[0]]
+    for step in range(4):  # the first sightings run node by node, later ones as one program
+        with autograd.record():
+            fake = net(mx.np.array(X))
+            critic_loss = critic(fake.detach()).sum()
+        critic_loss.backward()
+        _close(critic.weight.grad(), onp.asarray(out_jax).sum(axis=0, keepdims=True), rtol=1e-5, atol=1e-5)
+        with autograd.record():
+            loss = critic(fake).sum()
+        loss.backward()
+        for p, g in zip(net.collect_params().values(), want):
+            _close(p.grad(), g, rtol=1e-4, atol=1e-5)
+
+
 def test_shape_error_in_a_deferred_op_names_the_op():
     net = _net()
     with autograd.record():

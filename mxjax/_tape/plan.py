@@ -222,7 +222,8 @@ class Plan:
                     ct_refs.append((k, i))
                     self.cts.append(ct)
         diff_positions, target_slots, unreached = self.diff_positions, self.target_slots, ()
-        read = {self.producer[p] for p in self.internal}  # the nodes a later node reads
+        # the nodes a later node differentiates (a read that is not differentiated carries no cotangent)
+        read = {self.producer[w[3][i]] for w in self.node_wiring for i in w[1] if w[3][i] >= 0}
         if not (len(live) == len(self.nodes) == len(recorded) == len(read) + 1 and ct_refs and
                 ct_refs[-1][0] == len(live) - 1):
             # not every node leads to the last one, which has a cotangent: what do the cotangents reach?
@@ -232,9 +233,9 @@ class Plan:
                 reached[k] = True
             for k in range(len(live) - 1, -1, -1):
                 if reached[k]:
-                    for a in wiring[k][3]:
-                        if a >= 0:
-                            reached[producer[a]] = True
+                    for i in wiring[k][1]:
+                        if wiring[k][3][i] >= 0:
+                            reached[producer[wiring[k][3][i]]] = True
             used = {-1 - a for k, w in enumerate(wiring) if reached[k] for a in w[3] if a < 0}
             targets, target_slots, diff_positions = [], [], []
             for target, slots in zip(self.targets, self.target_slots):
@@ -260,20 +261,26 @@ class Plan:
         ct_positions = [starts[k] + i for k, i in ct_refs]
         kept_positions = [starts[k] + i for k, keeps in enumerate(kept) for i, keep in enumerate(keeps) if keep]
         out_dtypes = [aval[1] for op in ops for aval in op[3]]
+        # per step, the inputs it reads from an earlier step without differentiating them (a detached
+        # value, an auxiliary state): the gradient stops there, as in the step's own VJP
+        cuts = [tuple(a for a, ref in enumerate(w[3]) if ref >= 0 and a not in w[1])
+                for w in wiring]
 
         def forward(diff_values: list, ext_values: list, twin: bool = False) -> tuple:
             ext = list(ext_values)
             for p, v in zip(diff_positions, diff_values):
                 ext[p] = v
 
-            def truncate(k: int, args: list) -> list:
-                """A float twin where the op reads an integer: truncate its gradient there."""
-                for a, ref in enumerate(steps[k][3]):
-                    actual = getattr(ext_values[-1 - ref], "dtype", None) if ref < 0 else out_dtypes[ref]
-                    if actual is not None and integer(actual) and inexact(args[a].dtype):
-                        args[a] = truncate_grad(args[a], onp.dtype(actual))
+            def adjust(k: int, args: list) -> list:
+                for a in cuts[k]:
+                    args[a] = jax.lax.stop_gradient(args[a])
+                if twin:  # a float twin where the op reads an integer: truncate its gradient there
+                    for a, ref in enumerate(steps[k][3]):
+                        actual = getattr(ext_values[-1 - ref], "dtype", None) if ref < 0 else out_dtypes[ref]
+                        if actual is not None and integer(actual) and inexact(args[a].dtype):
+                            args[a] = truncate_grad(args[a], onp.dtype(actual))
                 return args
-            values = evaluate(steps, ext, adjust=truncate if twin else None)
+            values = evaluate(steps, ext, adjust=adjust if twin or any(cuts) else None)
             return [values[r] for r in ct_positions], values
 
         def core(ext_values: list, cts: list, olds: list | None) -> tuple:
