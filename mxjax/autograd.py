@@ -121,22 +121,30 @@ class _Recorder:
         for x in inputs:  # (a loop, not any(): this runs for every op while recording)
             if isinstance(x, NDArray) and x._ag is not None:
                 break
-        else:
-            return invoke_eager(op, inputs, params, out_cls)
+        else:  # nothing to differentiate: run it, unless it reads a value of the open region
+            if op.check is not None or op.dynamic_shape or not _tape_recording.reads_region(inputs):
+                return invoke_eager(op, inputs, params, out_cls)
+            return self._record(op, inputs, params, out_cls, False)  # (a detached value: no run forced)
         if not op.differentiable:
             return invoke_eager(op, inputs, params, out_cls)
         if op.check is not None:  # NumPy's value errors (out-of-range take indices) also while recording
             op.check(*(x.to_jax() if isinstance(x, NDArray) else x for x in inputs), **(params or {}))
         # with bulk execution on, a recorded op is deferred: the forward, the backward and an
         # optimizer update that follows run as one program (see _tape); a read runs it sooner
+        return self._record(op, inputs, params, out_cls, True)
+
+    @staticmethod
+    def _record(op: OpDef, inputs: Sequence[Any], params: dict | None, out_cls: type | None,
+                tracked: bool) -> Any:
         defer = _bulk.current() is not None
         if not params:
-            return _tape.record((op, ()), op.compute, inputs, out_cls, op.name, op.dynamic_shape, defer, True)
+            return _tape.record((op, ()), op.compute, inputs, out_cls, op.name, op.dynamic_shape, defer, True,
+                                tracked)
         key = (op, tuple(params.items()))
         fn = _BOUND.get(key)
         if fn is None:  # one function per op and parameters: the tape's caches are keyed by it anyway
             fn = _tape.bounded(_BOUND)[key] = functools.partial(op.compute, **params)
-        return _tape.record(key, fn, inputs, out_cls, op.name, op.dynamic_shape, defer, True)
+        return _tape.record(key, fn, inputs, out_cls, op.name, op.dynamic_shape, defer, True, tracked)
 
     def on_write(self, array: NDArray) -> None:
         raise MXNetError(

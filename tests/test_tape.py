@@ -700,6 +700,27 @@ def test_a_value_detached_inside_record_stays_lazy_and_stops_the_gradient(hybrid
 
 
 @pytest.mark.parametrize("hybridize", [True, False])
+def test_ops_on_a_detached_value_inside_record_join_its_region_untracked(hybridize):
+    """A target computed from the output detached (``out.detach() * 0.5 + 0.1``): ops nothing
+    differentiates, on a value not computed yet, join its region (no early run) and give arrays
+    autograd does not track; the loss's gradient goes through ``out`` only."""
+    net = _net(hybridize)
+    params = _params(net)
+    out_jax, vjp = jax.vjp(lambda p: _jax_loss(p, jnp.asarray(X), jnp.asarray(Y))[1], params)
+    want = [onp.asarray(g) for g in vjp(out_jax - 0.2)[0]]  # d/dout of sum((out - target)^2)
+    for step in range(4):  # the first sightings run node by node, later ones as one program
+        with autograd.record():
+            out = net(mx.np.array(X))
+            target = out.detach() * 0.5 + 0.1
+            assert _not_run(target) and _not_run(out) and target._ag is None
+            loss = ((out - target) ** 2).sum()
+        loss.backward()
+        for p, g in zip(net.collect_params().values(), want):
+            _close(p.grad(), g, rtol=1e-4, atol=1e-5)
+        _close(target, onp.asarray(out_jax) * 0.5 + 0.1, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("hybridize", [True, False])
 def test_a_call_read_only_detached_keeps_its_backward_for_a_later_record(hybridize):
     """A GAN's step: the discriminator's backward reads the generator's output only detached, so
     it does not reach the generator, whose call (in the same region) keeps its VJP; the

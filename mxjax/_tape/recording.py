@@ -37,6 +37,16 @@ def current_region() -> Plan | None:
     return region if region is not None and region.open else None
 
 
+def reads_region(inputs: Sequence[Any]) -> bool:
+    """Whether an input is a value of the thread's open region (not computed yet)."""
+    region = current_region()
+    if region is not None:
+        for x in inputs:
+            if isinstance(x, NDArray) and type(x._var) is Pending and x._var.segment is region:
+                return True
+    return False
+
+
 def use_native(enabled: bool = True) -> bool:
     """Record deferred nodes with the C recorder (where it was built) or in Python only; returns
     whether the C one is now in use.  Both do the same, the C one in a fraction of the time."""
@@ -48,7 +58,7 @@ def use_native(enabled: bool = True) -> bool:
 
 
 def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, name: str,
-           dynamic: bool = False, defer: bool = False, repeat: bool = False) -> Any:
+           dynamic: bool = False, defer: bool = False, repeat: bool = False, tracked: bool = True) -> Any:
     """Record ``fn`` on the inputs and return its outputs wrapped.
 
     The node runs now, unless ``defer`` is set or an input is a lazy output of a
@@ -56,9 +66,12 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     too, and joins the region.  A lazy input of another region (closed, or another thread's) is
     read first.  With
     ``repeat`` (an imperative op, whose own programs every structure shares) its
-    region compiles into one program only from the second time its structure is seen.
+    region compiles into one program only from the second time its structure is seen.  Not
+    ``tracked`` (no input is differentiated: an op on a detached value of the region), the op
+    joins the region as a step its outputs do not point back to (``_ag`` None): computed while
+    they are held, without a VJP.
     """
-    if _native is not None and not dynamic:  # the common deferred case, in C; else NotImplemented
+    if _native is not None and not dynamic and tracked:  # the common deferred case, in C; else NotImplemented
         out = _native(key, fn, inputs, out_cls, name, defer, repeat)
         if out is not NotImplemented:
             return out
@@ -96,7 +109,7 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     diff, entries = tuple(diff), tuple(entries)
     if not dynamic and (defer or lazy):
         return _record_deferred(tuple(shape_key), fn, inputs, out_cls, name, diff, entries, datas, ints,
-                                repeat and defer)
+                                repeat and defer, tracked)
     if lazy:  # a dynamic-shape op reads its lazy inputs now
         datas = [x.to_jax() if d is LAZY_INPUT else d for x, d in zip(inputs, datas)]
     try:
@@ -117,7 +130,8 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
 
 
 def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_cls: type, name: str,
-                     diff: tuple, entries: tuple, datas: list, ints: bool = False, repeat: bool = False) -> Any:
+                     diff: tuple, entries: tuple, datas: list, ints: bool = False, repeat: bool = False,
+                     tracked: bool = True) -> Any:
     """A deferred node; ``cache_key`` is ``(key, *input avals)``, ``datas`` the input values with
     lazy ones marked ``LAZY_INPUT``."""
     out = SHAPE_CACHE.get(cache_key)
@@ -146,17 +160,18 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
             _local.region = weakref.ref(region)
         node.region = region
         region.add(node, tuple(datas), sig, repeat)  # (a lazy input whose region closed meanwhile is read there)
-        results = [_output(node, i, region, struct, out_cls) for i, struct in enumerate(structs)]
+        results = [_output(node, i, region, struct, out_cls, tracked) for i, struct in enumerate(structs)]
     return tuple(results) if multi else results[0]
 
 
-def _output(node: Node, index: int, region: Plan, struct: Any, out_cls: type) -> NDArray:
+def _output(node: Node, index: int, region: Plan, struct: Any, out_cls: type, tracked: bool = True) -> NDArray:
     """Output ``index`` of ``node``, just added to ``region``: an ``out_cls`` array (its ``_data`` the
     shared stand-in struct: a lazy ``_data`` is read-only) whose ``_var`` is a new ``Pending`` of the
     region (its position among the region's outputs, as the region's wiring refers to it, and by
     which the region hands it its value)."""
     result = out_cls._wrap(struct)
-    result._ag = (node, index)
+    if tracked:
+        result._ag = (node, index)
     region.handles.append(weakref.ref(Pending.held_by(result, region, region.starts[-2] + index, None, None)))
     return result
 
