@@ -224,9 +224,9 @@ class NDArray(HostReads, Operators, Writes):
         return view
 
     def detach(self) -> "NDArray":
-        """The same values, cut off from the autograd graph.  A value not computed yet stays so: the
-        copy shares it (as MXNet's detach shares the chunk), so detaching inside ``record`` does not
-        run the work recorded so far."""
+        """The same values, cut off from the autograd graph.  A value not computed yet stays so (the
+        copy shares the lazy value, as a view does): detaching inside ``record`` does not run the
+        work recorded so far."""
         if self._dc is not None:  # a value of a traced graph: taken as it is now
             return type(self)._wrap(self.to_jax())
         detached = self._view_as(type(self))

@@ -53,6 +53,10 @@ class Plan:
     function, name, input and output avals) strongly, as a segment holds its ops.  It computes
     what is still wanted, as a segment does: the values an array holds and the values the living
     nodes read, and the VJPs of the living nodes (a node nobody holds has no backward left).  It
+    runs a step no array points back to (an op on a detached value, which autograd does not track)
+    the same way.  Where a step reads an earlier step's value without differentiating it (a
+    detached value, an auxiliary state) the sealed program stops the gradient, as the step's own
+    VJP does, and the cotangents do not reach the earlier step through it.  It
     hands its values over by position, as a segment does: ``handles[p]`` is output ``p``'s
     ``Pending`` (weakly), ``producer[p]`` the node computing it; an op that fails leaves its error
     there, and the values computed before it stay readable.

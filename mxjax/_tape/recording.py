@@ -124,8 +124,9 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     node = Node(key, fn, tuple(inputs), entries, diff, vjp, avals, isinstance(outs, tuple), name,
                 dynamic=dynamic)
     node.ints = ints
-    for i, r in enumerate(results):
-        r._ag = (node, i)
+    if tracked:
+        for i, r in enumerate(results):
+            r._ag = (node, i)
     return outs
 
 
