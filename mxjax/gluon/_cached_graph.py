@@ -29,8 +29,9 @@ class CachedGraph:
     """The traced graph of one input signature, compiled as one program, or as static segments
     around its dynamic-shape ops."""
 
-    def __init__(self, symbol: Any, data_names: list[str], by_name: dict, multi: bool, training: bool,
+    def __init__(self, symbol: Any, data_names: list[str], by_name: dict, multi: Any, training: bool,
                  partition_if_dynamic: bool) -> None:
+        # multi: False (one output), True (a tuple of them), or the format of nested outputs
         self.symbol, self.multi, self.training = symbol, multi, training
         self.data_names = list(data_names)
         inputs = symbol.list_inputs()

@@ -30,7 +30,7 @@ from ._cached_graph import CachedGraph, run_op_hook
 from ._hybrid_forward import input_names, trace_symbolic
 from .parameter import DeferredInitializationError
 
-__all__ = ["CachedOp", "children_imperative", "structure_changed"]
+__all__ = ["CachedOp", "children_imperative", "flatten", "regroup", "structure_changed"]
 
 # Bumped by every change of any block tree's structure (a child or parameter added, replaced or
 # removed, a cast): a hybridized block compares its structure again only when this moved.
@@ -80,16 +80,21 @@ class CachedOp:
 
     @_config.with_x64  # traces, compiles and runs the graph: 64-bit types on
     def _call_cached(self, *args: Any) -> Any:
+        nesting = None  # lists of arrays among the inputs (an LSTM's states): their arrays are inputs
+        if any(isinstance(a, (list, tuple)) and _holds_array(a) for a in args):
+            args, nesting = flatten(args)
         # an omitted optional input (None) is part of the signature: forward sees it as None
         arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
         training = _config.is_training()
         key = (tuple(None if a is None else (a._data.shape, a._data.dtype) for a in arrays), training)
+        if nesting is not None:
+            key += (nesting,)
         if self._checked_epoch != _structure_epoch[0]:
             self._check_structure()
         entry = compile_cache.lookup(self._cache, key)
         first = entry is None
         if first:
-            entry = self._build_once(key, arrays, training)
+            entry = self._build_once(key, arrays, training, nesting)
         rng = _rng.next_key() if entry.random else None
         inputs = [a for a in arrays if a is not None]
         inputs.extend([p._check() for p in entry.params])  # their arrays (initialized: traced already)
@@ -124,6 +129,8 @@ class CachedOp:
             run_op_hook(entry, inputs[:len(entry.input_names)], rng, *self._op_hook)
         for param, value in zip(entry.aux_targets, updates):
             param.data()._take_value(value)
+        if type(entry.multi) is tuple:  # nested outputs (the new states beside the output)
+            return tuple(regroup(outs, entry.multi))
         return outs if entry.multi else outs[0]
 
     def _check_structure(self) -> None:
@@ -137,17 +144,17 @@ class CachedOp:
             object.__setattr__(self, "_traced_structure", structure)
             object.__setattr__(self, "_checked_epoch", epoch)
 
-    def _build_once(self, key: tuple, arrays: list[NDArray], training: bool) -> CachedGraph:
+    def _build_once(self, key: tuple, arrays: list[NDArray], training: bool, nesting: Any = None) -> CachedGraph:
         """The entry for ``key``, traced by one thread while others calling with it wait."""
         with self._trace_lock:
             entry = self._cache.program(key)
             if entry is None:
-                entry = compile_cache.store(self._cache, key, self._build(arrays, training))
+                entry = compile_cache.store(self._cache, key, self._build(arrays, training, nesting))
         return entry
 
-    def _build(self, arrays: list[NDArray], training: bool) -> CachedGraph:
+    def _build(self, arrays: list[NDArray], training: bool, nesting: Any = None) -> CachedGraph:
         """One entry of the cached op: the graph of ``forward`` for this signature, compiled."""
-        symbol, data_names, named, multi = self._trace(arrays, training)
+        symbol, data_names, named, multi = self._trace(arrays, training, nesting)
         if self._flags.get("backend"):
             name, options = self._flags["backend"]
             symbol = symbol.optimize_for(name, **options)
@@ -158,7 +165,7 @@ class CachedOp:
         """What the cached op compiled, per input signature: for graphs with dynamic-shape ops, the
         static segments, how many input signatures each compiled and how many calls ran eagerly."""
         stats = {}
-        for (signature, training), entry in self._cache.programs():
+        for (signature, training, *_), entry in self._cache.programs():
             shapes = tuple(s[0] if s else None for s in signature)
             if entry.segmented is not None:
                 stats[(shapes, training)] = entry.segmented.compile_stats()
@@ -167,18 +174,24 @@ class CachedOp:
                                              "calls": None, "eager_calls": [0]}
         return stats
 
-    def _trace(self, arrays: list[NDArray | None], training: bool) -> tuple:
-        """``forward`` under deferred compute: (Symbol, data input names, [(name, Parameter)], multi-output).
+    def _trace(self, arrays: list[NDArray | None], training: bool, nesting: Any = None) -> tuple:
+        """``forward`` under deferred compute: (Symbol, data input names, [(name, Parameter)], multi-output:
+        False, True, or the format of nested outputs (see :func:`flatten`)).
 
         ``None`` entries are omitted optional inputs: ``forward`` gets None there, the graph no input.
+        ``nesting``: the format of nested inputs, whose arrays ``arrays`` lists flat.
         """
+        call = arrays if nesting is None else regroup(arrays, nesting)
         try:  # deferred-shape parameters get their shapes from an imperative first call
             for p in self.collect_params().values():
                 p._check()
         except DeferredInitializationError:  # in predict mode, so BatchNorm's running stats stay put
             with autograd.pause(False), _imperative_children():
-                self._forward_compat(*arrays)
+                self._forward_compat(*call)
         if self._is_legacy():  # 1.x: hybrid_forward(mx.sym, ...) builds the graph itself
+            if nesting is not None:
+                raise MXNetError(f"{type(self).__name__}: a hybridized hybrid_forward takes arrays, not lists "
+                                 "of arrays; pass each array as an input of its own")
             return trace_symbolic(self, arrays, training)
         named = self.collect_params()  # structural names, relative to this block
         params = list(named.values())
@@ -188,9 +201,11 @@ class CachedOp:
         with autograd.pause(training), dc.context(), tracing(type(self).__name__):
             dc.set_variable(present, [var(n) for n in names])
             dc.set_variable(values, [var(n) for n in named])
-            out = self._forward_compat(*arrays)
+            out = self._forward_compat(*call)
             multi = isinstance(out, (tuple, list))
             outs = list(out) if multi else [out]
+            if multi and any(isinstance(o, (tuple, list)) for o in outs):
+                outs, multi = flatten(out)
             for i, o in enumerate(outs):
                 if not isinstance(o, NDArray):
                     raise MXNetError(f"{type(self).__name__}.forward returned {type(o).__name__} as output {i}; "
@@ -223,3 +238,31 @@ class CachedOp:
         # both files are complete before either replaces an old one: the pair is never mixed
         atomic_write_group({symbol_file: symbol.tojson(), params_file: params.getvalue()})
         return symbol_file, params_file
+
+
+def flatten(values: Any) -> tuple[list, Any]:
+    """MXNet's flattening of a hybridized block's nested inputs or outputs (lists of arrays): the
+    leaves in order, and the format :func:`regroup` rebuilds them from (0: a leaf; a tuple: a list
+    of the formats of its items).  The format is part of the cache key: a new nesting traces anew."""
+    if not isinstance(values, (list, tuple)):
+        return [values], 0
+    flat, formats = [], []
+    for value in values:
+        leaves, form = flatten(value)
+        flat.extend(leaves)
+        formats.append(form)
+    return flat, tuple(formats)
+
+
+def regroup(flat: list, form: Any) -> Any:
+    """The nesting :func:`flatten` took apart, with lists as MXNet's hybridized blocks give them."""
+    leaves = iter(flat)
+
+    def build(f: Any) -> Any:
+        return next(leaves) if f == 0 else [build(g) for g in f]
+    return build(form)
+
+
+def _holds_array(values: Any) -> bool:
+    return any(isinstance(v, NDArray) or (isinstance(v, (list, tuple)) and _holds_array(v)) for v in values)
+

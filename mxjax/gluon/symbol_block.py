@@ -84,6 +84,9 @@ class SymbolBlock(HybridBlock):
                 param.shape = known[name]
                 param._finish_deferred_init()
 
-    def _trace(self, arrays: list, training: bool) -> tuple:
+    def _trace(self, arrays: list, training: bool, nesting: Any = None) -> tuple:
         """The graph is given: its inputs are the call's arrays and this block's parameters."""
+        if nesting is not None:
+            raise MXNetValueError(f"SymbolBlock: expected one array per input ({self._input_names}), "
+                                  "got lists of arrays")
         return self._symbol, self._input_names, list(self._reg_params.items()), len(self._symbol) > 1

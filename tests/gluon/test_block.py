@@ -148,3 +148,48 @@ def test_summary_lists_layers_shapes_and_parameter_counts(capsys):
     assert "hybridsequential.0(Dense)" in out and "(4, 8)" in out and "(4, 3)" in out
     assert f"Total params: {5 * 8 + 8 + 8 * 3 + 3}" in out
     assert net._active  # hybridization restored after the imperative pass
+
+
+class _Nested(gluon.HybridBlock):
+    """Nested inputs and outputs, as MXNet's word language model passes an LSTM's states."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(5, in_units=5)
+
+    def forward(self, x, states):
+        h, c = states
+        y = self.dense(x) + h
+        return y, [y * c, (c + 1, h)]
+
+
+def test_hybridized_block_takes_and_returns_nested_lists_of_arrays():
+    """MXNet 2.0 flattens a hybridized block's nested inputs and outputs and regroups them (inner
+    containers as lists); the values equal the block run imperatively, and so do the gradients."""
+    net = _Nested()
+    net.initialize()
+    x, h, c = (mx.np.array(RNG.normal(size=(4, 5)).astype(onp.float32)) for _ in range(3))
+    want = net(x, [h, c])
+    w, b = net.dense.weight.data().asnumpy(), net.dense.bias.data().asnumpy()
+    y = x.asnumpy() @ w.T + b + h.asnumpy()
+    onp.testing.assert_allclose(want[1][0].asnumpy(), y * c.asnumpy(), rtol=1e-5)
+    net.hybridize()
+    for states in ([h, c], (h, c)):
+        got = net(x, states)
+        assert isinstance(got, tuple) and isinstance(got[1], list) and isinstance(got[1][1], list)
+        for g, e in zip((got[0], got[1][0], *got[1][1]), (want[0], want[1][0], *want[1][1])):
+            onp.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-6)
+    # as an LSTM's states: differentiated through, hybridized or not
+    grads = []
+    for hybridize in (False, True):
+        net.hybridize(hybridize)
+        h.attach_grad()
+        with autograd.record():
+            y, (yc, (c1, h1)) = net(x, [h, c])
+            loss = (yc * c1).sum() + h1.sum()
+        loss.backward()
+        grads.append((h.grad.asnumpy().copy(), net.dense.weight.grad().asnumpy().copy()))
+    for imperative, hybridized in zip(*grads):
+        onp.testing.assert_allclose(hybridized, imperative, rtol=1e-5, atol=1e-6)
+    # d loss / d h = c * (c + 1) + 1 (y = dense(x) + h)
+    onp.testing.assert_allclose(grads[0][0], c.asnumpy() * (c.asnumpy() + 1) + 1, rtol=1e-5)

@@ -76,3 +76,39 @@ def test_bad_inputs_raise():
         block(mx.np.zeros((T, C)))
     with pytest.raises(MXNetError, match="layout"):
         rnn.GRU(H, layout="CTN")
+
+
+def test_a_hybridized_model_passes_its_lstm_states_as_a_list():
+    """MXNet's word language model: ``model(data, hidden)`` with ``hidden`` the LSTM's [h, c],
+    returning ``(output, new hidden)``; hybridized, the same numbers as imperatively, and the
+    states detached between batches carry over."""
+    from mxjax import gluon
+    from mxjax.gluon import nn
+
+    class LM(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.embed, self.lstm = nn.Embedding(11, 6), rnn.LSTM(7, input_size=6)
+            self.out = nn.Dense(11, flatten=False)
+
+        def forward(self, x, hidden):
+            output, hidden = self.lstm(self.embed(x), hidden)
+            return self.out(output), hidden
+
+    tokens = onp.random.default_rng(0).integers(0, 11, size=(3, 5, 2))
+    runs = []
+    for hybridize in (False, True):
+        mx.random.seed(0)
+        model = LM()
+        model.initialize()
+        if hybridize:
+            model.hybridize()
+        hidden = model.lstm.begin_state(batch_size=2)
+        outs = []
+        for batch in tokens:
+            hidden = [h.detach() for h in hidden]
+            out, hidden = model(mx.np.array(batch), hidden)
+            assert len(hidden) == 2 and hidden[0].shape == (1, 2, 7)
+            outs.append(out.asnumpy())
+        runs.append(onp.stack(outs))
+    onp.testing.assert_allclose(runs[1], runs[0], rtol=1e-5, atol=1e-6)
