@@ -237,9 +237,10 @@ class Plan:
                 reached[k] = True
             for k in range(len(live) - 1, -1, -1):
                 if reached[k]:
-                    for i in wiring[k][1]:
-                        if wiring[k][3][i] >= 0:
-                            reached[producer[wiring[k][3][i]]] = True
+                    for i in wiring[k][1]:  # (its differentiated inputs)
+                        a = wiring[k][3][i]
+                        if a >= 0:
+                            reached[producer[a]] = True
             used = {-1 - a for k, w in enumerate(wiring) if reached[k] for a in w[3] if a < 0}
             targets, target_slots, diff_positions = [], [], []
             for target, slots in zip(self.targets, self.target_slots):
@@ -267,8 +268,7 @@ class Plan:
         out_dtypes = [aval[1] for op in ops for aval in op[3]]
         # per step, the inputs it reads from an earlier step without differentiating them (a detached
         # value, an auxiliary state): the gradient stops there, as in the step's own VJP
-        cuts = [tuple(a for a, ref in enumerate(w[3]) if ref >= 0 and a not in w[1])
-                for w in wiring]
+        cuts = [tuple(a for a, ref in enumerate(w[3]) if ref >= 0 and a not in w[1]) for w in wiring]
 
         def forward(diff_values: list, ext_values: list, twin: bool = False) -> tuple:
             ext = list(ext_values)

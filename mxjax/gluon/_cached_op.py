@@ -26,6 +26,7 @@ from ..base import MXNetError
 from ..graph import compile_cache
 from ..ndarray._io import save
 from ..symbol import var
+from ._arguments import has_array
 from ._cached_graph import CachedGraph, run_op_hook
 from ._hybrid_forward import input_names, trace_symbolic
 from .parameter import DeferredInitializationError
@@ -81,7 +82,7 @@ class CachedOp:
     @_config.with_x64  # traces, compiles and runs the graph: 64-bit types on
     def _call_cached(self, *args: Any) -> Any:
         nesting = None  # lists of arrays among the inputs (an LSTM's states): their arrays are inputs
-        if any(isinstance(a, (list, tuple)) and _holds_array(a) for a in args):
+        if any(isinstance(a, (list, tuple)) and has_array(a, (NDArray,)) for a in args):
             args, nesting = flatten(args)
         # an omitted optional input (None) is part of the signature: forward sees it as None
         arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
@@ -181,6 +182,9 @@ class CachedOp:
         ``None`` entries are omitted optional inputs: ``forward`` gets None there, the graph no input.
         ``nesting``: the format of nested inputs, whose arrays ``arrays`` lists flat.
         """
+        if nesting is not None and self._is_legacy():
+            raise MXNetError(f"{type(self).__name__}: a hybridized hybrid_forward takes arrays, not lists "
+                             "of arrays; pass each array as an input of its own")
         call = arrays if nesting is None else regroup(arrays, nesting)
         try:  # deferred-shape parameters get their shapes from an imperative first call
             for p in self.collect_params().values():
@@ -189,9 +193,6 @@ class CachedOp:
             with autograd.pause(False), _imperative_children():
                 self._forward_compat(*call)
         if self._is_legacy():  # 1.x: hybrid_forward(mx.sym, ...) builds the graph itself
-            if nesting is not None:
-                raise MXNetError(f"{type(self).__name__}: a hybridized hybrid_forward takes arrays, not lists "
-                                 "of arrays; pass each array as an input of its own")
             return trace_symbolic(self, arrays, training)
         named = self.collect_params()  # structural names, relative to this block
         params = list(named.values())
@@ -261,8 +262,3 @@ def regroup(flat: list, form: Any) -> Any:
     def build(f: Any) -> Any:
         return next(leaves) if f == 0 else [build(g) for g in f]
     return build(form)
-
-
-def _holds_array(values: Any) -> bool:
-    return any(isinstance(v, NDArray) or (isinstance(v, (list, tuple)) and _holds_array(v)) for v in values)
-
