@@ -105,7 +105,7 @@ def report(title: str, times: dict, jax_label: str) -> dict:
 
 
 def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: int, loop: int,
-          read_loss: bool = False, first_rounds: int = 5) -> None:
+          read_loss: bool = False, first_rounds: int = 5, scale_input: bool = False) -> None:
     x, y = mx.np.array(x_host), mx.np.array(y_host.astype(onp.int32))
     nets = {}
     for kind in ("imperative", "hybridized"):  # two copies with the same weights, timed in turns
@@ -121,7 +121,7 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
         net, trainer, params = nets[kind]
         for _ in range(n):
             with autograd.record():
-                out = net(x)
+                out = net(x / 255 if scale_input else x)  # a plain op before the network: see --scale-input
                 loss = -mx.npx.pick(mx.npx.log_softmax(out), y).mean()
                 if read_loss:  # a loop printing the loss before backward: the forward runs here
                     float(loss)
@@ -139,6 +139,7 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
     jx, jy = jnp.asarray(x_host), jnp.asarray(y_host)
 
     def step(params, state, xb, yb):
+        xb = xb / 255 if scale_input else xb
         loss, grads = jax.value_and_grad(lambda p: loss_fn(jax_apply(layers, p, xb), yb))(params)
         updates, state = tx.update(grads, state, params)
         return optax.apply_updates(params, updates), state, loss
@@ -162,7 +163,8 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
     mx_steps("hybridized", 1)
     hyb_first = time.perf_counter() - t0
     jax_label = "jax.jit + optax (hand-written)"
-    print(f"{name} (batch {batch}){', the loss read at every step' if read_loss else ''}")
+    print(f"{name} (batch {batch}){', the loss read at every step' if read_loss else ''}"
+          f"{', the input scaled inside record()' if scale_input else ''}")
     ratios = {}
     for title, n, rounds in ((f"training loop: {loop} steps back to back, one wait at the end ({repeat} rounds)",
                               loop, repeat),
@@ -180,6 +182,7 @@ def bench(name: str, factory, x_host: onp.ndarray, y_host: onp.ndarray, repeat: 
         fresh = [jnp.array(p, copy=True) for p in params]
 
         def step(params, state, xb, yb):  # a new function: traced and compiled anew
+            xb = xb / 255 if scale_input else xb
             loss, grads = jax.value_and_grad(lambda p: loss_fn(jax_apply(layers, p, xb), yb))(params)
             updates, state = tx.update(grads, state, params)
             return optax.apply_updates(params, updates), state, loss
@@ -223,6 +226,9 @@ def main() -> None:
                         help="paired first-call measurements on fresh programs (the goal is their median ratio)")
     parser.add_argument("--read-loss", action="store_true",
                         help="read the loss at every step (mxjax: inside record(), before backward)")
+    parser.add_argument("--scale-input", action="store_true",
+                        help="net(x / 255) inside record(): a plain op on a concrete array before the network")
+    parser.add_argument("--mlp-only", action="store_true", help="skip the CNN")
     args = parser.parse_args()
     kind, _, index = args.device.rstrip(")").partition("(")
     device = mx.Device(kind, int(index or 0))
@@ -234,10 +240,13 @@ def main() -> None:
 def run_all(args) -> None:
     rng = onp.random.default_rng(0)
     bench("MLP 784-512-512-10", mlp, rng.normal(size=(128, 784)).astype(onp.float32),
-          rng.integers(0, 10, size=128), args.repeat, args.loop, args.read_loss, args.first_rounds)
+          rng.integers(0, 10, size=128), args.repeat, args.loop, args.read_loss, args.first_rounds, args.scale_input)
+    if args.mlp_only:
+        return
     if cnn() is not None:
         bench("CNN conv32-pool-conv64-pool-dense128-dense10", cnn, rng.normal(size=(64, 1, 28, 28)).astype(onp.float32),
-              rng.integers(0, 10, size=64), args.repeat, args.loop, args.read_loss, args.first_rounds)
+              rng.integers(0, 10, size=64), args.repeat, args.loop, args.read_loss, args.first_rounds,
+              args.scale_input)
     else:
         print("CNN: gluon.nn has no Conv2D yet; skipped")
 

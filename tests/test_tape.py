@@ -747,6 +747,80 @@ def test_a_call_read_only_detached_keeps_its_backward_for_a_later_record(hybridi
             _close(p.grad(), g, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("hybridize", [True, False])
+@pytest.mark.parametrize("read", [False, True])
+def test_plain_ops_inside_record_before_the_network_join_its_region(hybridize, read):
+    """``net(x * scale + offset)`` inside ``record``: the plain ops on concrete arrays (a Python scalar
+    that changes at every step, a NumPy array) are held back in the thread's bulk segment, and
+    the network reading their value takes the segment into its region (not run as a program of its
+    own); one program computes both once the structure repeats, and the changing scalar does
+    not make a new structure.  Read before ``backward`` (``read``), the region runs there.  The
+    gradients and the input's value as JAX's at every step."""
+    net = _net(hybridize)
+    params = _params(net)
+    offset = RNG.normal(size=X.shape).astype(onp.float32)
+    before = None
+    for step in range(6):  # the first sightings run node by node, later ones as one program
+        scale = 1.0 + 0.25 * step
+        x_jax = jnp.asarray(X) * scale + offset
+        (loss_jax, _), grads = jax.value_and_grad(_jax_loss, has_aux=True)(params, x_jax, jnp.asarray(Y))
+        with autograd.record():
+            x = mx.np.array(X) * scale + offset
+            loss, out = _mx_loss(net, x, mx.np.array(Y))
+            assert _not_run(out) and x._ag is None
+            assert _not_run(x) or (hybridize and step == 0)  # (a block's first call, its trace, reads it)
+            if read:
+                _close(x, x_jax, rtol=1e-6)
+        loss.backward()
+        for p, g in zip(net.collect_params().values(), grads):
+            _close(p.grad(), g, rtol=1e-4, atol=1e-5)
+        _close(loss, loss_jax, rtol=1e-5)
+        _close(x, x_jax, rtol=1e-6)
+        if step == 3:
+            before = autograd_programs()
+    assert autograd_programs() == before  # nothing compiled for the last two steps: one structure
+
+
+def test_a_segment_taken_into_a_region_computes_its_other_values_there():
+    """The bulk segment a region takes in holds what was recorded before too (a running sum of the
+    last step's loss, not read yet): those values are computed with the region, and a value
+    nobody holds is not returned."""
+    w = mx.np.array(onp.linspace(-1, 1, 15).reshape(5, 3).astype(onp.float32))
+    w.attach_grad()
+    total = mx.np.zeros(())
+    want_total = 0.0
+    for step in range(4):
+        pending = total + 0.0  # recorded in the segment, before record
+        with autograd.record():
+            x = mx.np.array(X) / 2  # the same segment
+            loss = mx.np.dot(x, w).sum()
+            assert _not_run(pending) and _not_run(x)
+        loss.backward()
+        total = pending + loss
+        want_total += float((X / 2 @ onp.asarray(w)).sum())
+        _close(w.grad, onp.broadcast_to((X / 2).sum(axis=0)[:, None], (5, 3)), rtol=1e-5)
+    _close(total, want_total, rtol=1e-5)
+
+
+def test_a_segment_value_read_by_another_thread_while_a_region_takes_it_in(threads_switch_often):
+    """Another thread reads a value of this thread's segment while the tape takes the segment into
+    its region: the read runs whichever holds it then (the segment, or the region it went to)."""
+    import threading
+    w = mx.np.ones((5, 2))
+    w.attach_grad()
+    for step in range(60):
+        with autograd.record():
+            x = mx.np.array(X) * float(step)
+            got = []
+            reader = threading.Thread(target=lambda: got.append(x.asnumpy()))
+            reader.start()
+            loss = mx.np.dot(x, w).sum()
+            reader.join()
+        loss.backward()
+        _close(got[0], X * float(step), rtol=1e-6)
+        _close(w.grad, onp.broadcast_to((X * float(step)).sum(axis=0)[:, None], (5, 2)), rtol=1e-5, atol=1e-5)
+
+
 def test_shape_error_in_a_deferred_op_names_the_op():
     net = _net()
     with autograd.record():

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from .nodes import Leaf, Node, apply_vjp, bounded, clear_caches, differentiable, seq_of
 from .ints import vjp_of
-from .plan import fused_backward, plan_backward
 from .pending import defer_backward, defer_region_backward, pending_backward_of, region_of
 from .recording import record
+from .backward import fused_backward, plan_backward
 
 __all__ = ["Leaf", "Node", "apply_vjp", "bounded", "clear_caches", "defer_backward", "defer_region_backward",
            "differentiable", "fused_backward", "pending_backward_of", "plan_backward", "record",

@@ -420,6 +420,9 @@ static PyObject *record(PyObject *self, PyObject *const *argv, Py_ssize_t argc) 
         } else if (region != NULL && in_region(var, region)) {
             lazy = 1;
             PyTuple_SET_ITEM(datas, i, Py_NewRef(lazy_input));
+        } else if (defer && Py_TYPE(var) == (PyTypeObject *)pending_type &&
+                   get(var, pending_offsets[P_VALUE]) == Py_None && get(var, pending_offsets[P_ERROR]) == Py_None) {
+            goto fallback; /* a value of a bulk segment not run yet: Python may move the segment into the region */
         } else { /* lazy another way (computed since, engine work): its value now, as in Python */
             PyObject *value = PyObject_CallMethodNoArgs(x, s_to_jax); /* (data and var may be freed) */
             if (value == NULL) goto done;

@@ -19,10 +19,10 @@ from . import chain
 from .ints import vjp_of
 from .nodes import LOCK, Leaf, Node, apply_vjp, clear_caches, seq_of
 from .pending import defer_backward
-from .plan import _SIGHTINGS, fused_backward, plan_backward
+from .plan import _SIGHTINGS, Plan
 from .recording import record
 
-__all__ = ["as_list", "head_gradients", "run_backward"]
+__all__ = ["as_list", "fused_backward", "head_gradients", "plan_backward", "run_backward"]
 
 
 def as_list(x: Any) -> list:
@@ -208,3 +208,34 @@ def _recorded_backward(node: Node, outs: list) -> tuple:
     grads = record(("grad", node.key, node.diff, node.multi), _grad_fn(node), [*node.inputs, *outs], None,
                     f"{node.name}_backward", node.dynamic)
     return grads if isinstance(grads, tuple) else (grads,)
+
+
+def plan_backward(region: Plan, cotangents: dict) -> "Plan | None":
+    """``region`` sealed for a backward, taking the cotangents arriving at its outputs out of
+    ``cotangents``; or None when it is a first sighting of imperative ops (see :meth:`Plan.fuse_now`):
+    then its nodes ran one by one and the cotangents stay in ``cotangents`` for the caller's
+    node-by-node backward."""
+    with LOCK:
+        region.seal(cotangents)
+        if region.fuse_now():
+            return region
+        region.sighted()
+        cotangents.update({(id(region.live[k]), i): ct for (k, i), ct in zip(region.wiring[1], region.cts)})
+        region.run()
+        return None
+
+
+def fused_backward(plan: Any) -> list[tuple[Any, Any]]:
+    """Forward + VJP of a sealed region (:func:`plan_backward`) as one compiled program, run now
+    (or the VJPs of a ``chain.Chain``, nodes that ran with them).  Returns ``[(entry, gradient)]``
+    for the differentiable entries outside it that feed it.  The nodes end up computed and freed,
+    as after a backward."""
+    with LOCK:
+        try:
+            values, grads = plan.program()(plan.ext_values, plan.cts, None)  # nothing to add to
+        except MXNetError:
+            raise
+        except Exception as err:
+            raise plan.error(err) from None
+        plan.finish(values)
+        return list(zip(plan.targets, grads))

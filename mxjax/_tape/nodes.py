@@ -15,6 +15,7 @@ from .._ndarray import NDArray
 from .._invoke import op_error
 from ..graph import compile_cache
 from ..graph._bulk_run import execute, replay
+from ..graph.recorded import Straight
 from .ints import inexact, vjp_of
 
 
@@ -169,7 +170,8 @@ def run_with_vjps(nodes: list, ops: list, wiring: list, leaves: list, outs: list
     per op costs a dispatch each)."""
     # each step gives its node's outputs and then its VJP: an output's position moves by the VJPs before it
     shift = [k for k, op in enumerate(ops) for _ in op[3]]
-    steps = [(NamedOp(op[1]), WithVJP.of(w[0], op[0], w[1] if node is not None else (), w[2]), None,
+    steps = [(NamedOp(op[1]), _Replayed(op[0]) if type(op[0]) is Straight else
+              WithVJP.of(w[0], op[0], w[1] if node is not None else (), w[2]), None,
               tuple([a + shift[a] if a >= 0 else a for a in w[3]]), True) for node, op, w in zip(nodes, ops, wiring)]
     outs, received, vjp_at = iter(outs), [], []
     for op in ops:
@@ -183,6 +185,29 @@ def run_with_vjps(nodes: list, ops: list, wiring: list, leaves: list, outs: list
     for node, at in zip(nodes, vjp_at):
         if node is not None:
             node.region, node.vjp = None, received[at].value  # (no longer part of a region)
+
+
+class _Replayed:
+    """A bulk segment taken into a region (``plan.Plan.adopt``) as a step of :func:`run_with_vjps`:
+    its outputs, then no VJP (autograd does not track it).  Called, its ops run one by one, as the
+    segment's would; ``pure``, what a program traces."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph: Straight) -> None:
+        self.graph = graph
+
+    def __call__(self, *ins: Any) -> tuple:
+        return (*self.graph.replay(*ins), None)
+
+    def __eq__(self, other: Any) -> bool:  # (a program's structure names it: equal graphs, one program)
+        return type(other) is _Replayed and other.graph.key == self.graph.key
+
+    def __hash__(self) -> int:
+        return hash(self.graph.key)
+
+    def pure(self, *ins: Any) -> tuple:
+        return (*self.graph(*ins), None)
 
 
 class _Received:

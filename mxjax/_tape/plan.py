@@ -12,7 +12,7 @@ import numpy as onp
 from ..base import MXNetError
 from .._invoke import op_error
 from ..graph import bulk as _bulk
-from ..graph.recorded import evaluate, inputs
+from ..graph.recorded import Straight, evaluate, inputs
 from .ints import as_float_out, inexact, integer, truncate_grad, twin, vjp_of
 from ..graph.lazy import Pending
 from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Leaf, NamedOp, Node, bounded, fused_program, run_with_vjps
@@ -36,6 +36,11 @@ def _structure_id(structure: tuple) -> int:
     if found is None:
         found = bounded(_STRUCTURES)[structure] = next(_structure_ids)
     return found
+
+
+def _no_node() -> None:
+    """The node of a step no array points back to (a bulk segment taken in: see :meth:`Plan.adopt`)."""
+    return None
 
 
 class Plan:
@@ -127,6 +132,31 @@ class Plan:
         self.refs.append(weakref.ref(node))
         self.ops.append((node.fn, node.name, sig, node.out_avals, repeat))
         self.node_wiring.append((node.key, node.diff, node.multi, tuple(slots)))
+        if len(self.refs) >= self.CAP:
+            self.open = False
+
+    def adopt(self, nodes: list, leaves: list, handles: list) -> None:
+        """Take in what a bulk segment recorded and did not run (``graph.bulk.Segment.hand_over``) as
+        ONE step after the nodes added so far, a step autograd does not track: plain ops inside
+        ``record`` on concrete arrays (``net(x / 255)``).  Its values become the region's (their
+        positions follow the outputs so far, in the segment's order), so the node that reads one is
+        wired to it instead of running the segment as a program of its own; its leaves become values
+        from outside.  Like any step no array points back to, it is computed where a value of it is
+        held or read, without a VJP."""
+        graph, leaves = Straight.lifted(nodes, leaves)
+        first, at = self.starts[-1], len(self.ext_values)
+        self.ext_values.extend(leaves)
+        self.producer.extend([len(self.refs)] * len(handles))
+        self.starts.append(first + len(handles))
+        self.refs.append(_no_node)
+        self.ops.append((graph, " + ".join([node[0].name for node in nodes]),
+                         tuple([(tuple(x.shape), x.dtype) if hasattr(x, "shape") else ("py", type(x).__name__)
+                                for x in leaves]),
+                         tuple([(tuple(h.aval.shape), h.aval.dtype) for h in handles]), True))
+        self.node_wiring.append((("segment", graph.key), (), True, tuple(range(-1 - at, -1 - at - len(leaves), -1))))
+        for p, handle in enumerate(handles):
+            handle.segment, handle.index, handle.aval, handle.source = self, first + p, None, None
+            self.handles.append(weakref.ref(handle))
         if len(self.refs) >= self.CAP:
             self.open = False
 
@@ -356,33 +386,3 @@ class Plan:
     def error(self, err: Exception) -> MXNetError:
         return op_error(NamedOp(" + ".join(op[1] for op in self.live_ops)), self.nodes[0].inputs, None, err)
 
-
-def plan_backward(region: Plan, cotangents: dict) -> "Plan | None":
-    """``region`` sealed for a backward, taking the cotangents arriving at its outputs out of
-    ``cotangents``; or None when it is a first sighting of imperative ops (see :meth:`Plan.fuse_now`):
-    then its nodes ran one by one and the cotangents stay in ``cotangents`` for the caller's
-    node-by-node backward."""
-    with LOCK:
-        region.seal(cotangents)
-        if region.fuse_now():
-            return region
-        region.sighted()
-        cotangents.update({(id(region.live[k]), i): ct for (k, i), ct in zip(region.wiring[1], region.cts)})
-        region.run()
-        return None
-
-
-def fused_backward(plan: Any) -> list[tuple[Any, Any]]:
-    """Forward + VJP of a sealed region (:func:`plan_backward`) as one compiled program, run now
-    (or the VJPs of a ``chain.Chain``, nodes that ran with them).  Returns ``[(entry, gradient)]``
-    for the differentiable entries outside it that feed it.  The nodes end up computed and freed,
-    as after a backward."""
-    with LOCK:
-        try:
-            values, grads = plan.program()(plan.ext_values, plan.cts, None)  # nothing to add to
-        except MXNetError:
-            raise
-        except Exception as err:
-            raise plan.error(err) from None
-        plan.finish(values)
-        return list(zip(plan.targets, grads))

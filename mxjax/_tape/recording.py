@@ -16,6 +16,7 @@ from ..base import MXNetError
 from .._ndarray import NDArray
 from .._invoke import op_error, wrap_outputs
 from .ints import INEXACT, inexact, int_tracked, integer_only
+from ..graph import bulk as _bulk
 from ..graph.lazy import Pending
 from .nodes import (LAZY_INPUT, LOCK, SHAPE_CACHE, Leaf, NamedOp, Node, aval_key, bounded, forward_with_vjp, sequence,
                     shape_entry)
@@ -45,6 +46,22 @@ def reads_region(inputs: Sequence[Any]) -> bool:
             if isinstance(x, NDArray) and type(x._var) is Pending and x._var.segment is region:
                 return True
     return False
+
+
+def _adopt_segment(value: Pending) -> bool:
+    """A deferred node reads ``value``, a value of this thread's bulk segment not run yet (an op
+    inside ``record`` on concrete arrays, ``x / 255`` before ``net``): move the segment into the
+    thread's open region (``Plan.adopt``), so that one program computes both.  False where
+    ``value`` is another thread's, or computed meanwhile: it is read then."""
+    segment = value.segment
+    if type(segment) is not _bulk.Segment or segment is not _bulk.current():
+        return False
+    with LOCK:
+        region = current_region()
+        if region is None:
+            region = Plan()
+            _local.region = weakref.ref(region)
+        return segment.hand_over(region.adopt) and value.segment is region and region.open
 
 
 def use_native(enabled: bool = True) -> bool:
@@ -98,6 +115,10 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
             if var is None:
                 datas[i] = data
             elif type(var) is Pending and region is not None and var.segment is region:
+                lazy = True
+                datas[i] = LAZY_INPUT
+            elif defer and not dynamic and type(var) is Pending and _adopt_segment(var):
+                region = current_region()  # (the segment's values are the region's now)
                 lazy = True
                 datas[i] = LAZY_INPUT
             else:

@@ -10,7 +10,8 @@ a :class:`Pending` (:func:`record`: the C version in ``_record.c`` where it was 
 ``wait_to_read``, an op that needs values on the host), at ``waitall``, at either end of
 an ``engine.bulk`` scope, before an update donates buffers, or when it holds
 ``MXNET_EXEC_BULK_EXEC_MAX_NODE_IMPERATIVE`` ops (default 64; ``engine.bulk(n)`` sets it
-for a scope).
+for a scope).  Inside ``autograd.record`` a deferred node that reads one of its values takes the
+segment whole into its region instead (``Segment.hand_over``), and one program computes both.
 
 How a segment runs -- op by op the first times its structure is seen, then as one program --
 is ``_bulk_run``'s.
@@ -94,6 +95,17 @@ class Segment:
                 return next(iter(self.leaves[-1 - source].devices()))
             handle = self.handles[source]
         return next(iter(handle.value.devices()))
+
+    def hand_over(self, receive: Callable[[list, list, list], None]) -> bool:
+        """Give what this segment recorded, not run yet, to another graph: ``receive(nodes, leaves,
+        handles)`` takes it in (and points the handles at itself) while no read can run it; a new
+        segment starts.  False if there was nothing to give (it ran meanwhile)."""
+        with self.lock:
+            if not self.nodes:
+                return False
+            receive(self.nodes, self.leaves, self.handles)
+            self._reset()
+            return True
 
     def run(self) -> None:
         """Compute every value of this segment an array still holds, and start a new segment."""

@@ -63,8 +63,12 @@ class Pending(Lazy):
         return handle
 
     def compute(self, array: Any) -> Any:
-        if self.value is None and self.error is None:
-            self.segment.run()
+        segment = self.segment
+        while self.value is None and self.error is None:
+            segment.run()
+            if self.segment is segment:
+                break
+            segment = self.segment  # handed over to another graph meanwhile (``Segment.hand_over``)
         if self.error is not None:
             raise self.error
         value = self.value

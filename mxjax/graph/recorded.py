@@ -18,7 +18,7 @@ import jax
 
 from .._onednn import packing
 
-__all__ = ["compiled", "evaluate", "inputs", "program"]
+__all__ = ["Straight", "compiled", "evaluate", "inputs", "program"]
 
 
 def compiled(nodes: list, wanted: tuple) -> Any:
@@ -35,12 +35,49 @@ def compiled(nodes: list, wanted: tuple) -> Any:
 
 def program(nodes: list, wanted: tuple) -> Callable[..., list]:
     """The segment as one function of its leaves, returning the wanted outputs."""
-    steps = [(op, fn.pure, params, args, multi) for op, fn, params, args, multi in nodes]
+    graph = Straight(nodes)
 
     def run(*leaves: Any) -> list:
-        values = evaluate(steps, leaves)
+        values = graph(*leaves)
         return [values[i] for i in wanted]
     return run
+
+
+class Straight:
+    """Recorded steps ``(op, fn, params, args, multi)`` (``fn`` compiled, ``fn.pure`` traceable) as one
+    function of their leaves returning every output.  Called, it is traced, as a program runs it;
+    :meth:`replay` runs the ops one by one with their own compiled functions, as a segment's first
+    sightings do (nothing is compiled for a structure seen once).  ``key``: its structure."""
+
+    __slots__ = ("nodes", "steps", "key")
+
+    def __init__(self, nodes: list) -> None:
+        self.nodes = nodes
+        self.steps = [(op, fn.pure, params, args, multi) for op, fn, params, args, multi in nodes]
+        self.key = tuple([(fn, args) for _, fn, _, args, _ in nodes])
+
+    @classmethod
+    def lifted(cls, nodes: list, leaves: list) -> tuple["Straight", list]:
+        """A bulk segment as a step of another graph (an autograd region: ``_tape.plan.Plan.adopt``),
+        and its leaves: its Python scalars become leaves too, as that graph takes them, so a scalar
+        that changes at every step (a learning rate, a random scale) leaves the structure as it is."""
+        leaves, steps = list(leaves), []
+        for op, fn, params, args, multi in nodes:
+            moved = []
+            for a in args:
+                if type(a) is not int and a[0] is not None:  # (a None stays a constant)
+                    moved.append(-1 - len(leaves))
+                    leaves.append(a[1])
+                else:
+                    moved.append(a)
+            steps.append((op, fn, params, tuple(moved), multi))
+        return cls(steps), leaves
+
+    def __call__(self, *leaves: Any) -> list:
+        return evaluate(self.steps, leaves)
+
+    def replay(self, *leaves: Any) -> list:
+        return evaluate(self.nodes, leaves)
 
 
 def evaluate(steps: list, leaves: Any, values: list | None = None,
