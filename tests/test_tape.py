@@ -821,6 +821,29 @@ def test_a_segment_value_read_by_another_thread_while_a_region_takes_it_in(threa
         _close(w.grad, onp.broadcast_to((X * float(step)).sum(axis=0)[:, None], (5, 2)), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("hybridize", [True, False])
+def test_values_not_run_yet_are_computed_before_an_update_donates_the_weights_they_read(hybridize):
+    """Values recorded and not run yet when ``trainer.step`` donates the weights they read -- a
+    region with no backward (an extra forward under ``record``), holding a segment it took in (a
+    weight's sum, recorded before) -- are computed first, from the old weights; before, reading
+    them afterwards failed on the deleted buffers."""
+    net = _net(hybridize)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    x = mx.np.array(X)
+    for step in range(3):
+        params = _params(net)
+        with autograd.record():
+            loss, _ = _mx_loss(net, x, mx.np.array(Y))
+        loss.backward()
+        weight_sum = net[0].weight.data() * 1.0  # a plain op, recorded in the bulk segment
+        with autograd.record():
+            extra = net(x + weight_sum.sum() * 0.0)  # reads it: its region takes the segment in
+        trainer.step(1)
+        assert not onp.allclose(net[0].weight.data().asnumpy(), onp.asarray(params[0]))
+        _close(extra, _jax_loss(params, jnp.asarray(X), jnp.asarray(Y))[1], rtol=1e-5, atol=1e-6)
+        _close(weight_sum, onp.asarray(params[0]))
+
+
 def test_shape_error_in_a_deferred_op_names_the_op():
     net = _net()
     with autograd.record():

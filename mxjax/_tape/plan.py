@@ -19,6 +19,7 @@ from .nodes import FUSED_CACHE, LAZY_INPUT, LOCK, Leaf, NamedOp, Node, bounded, 
 
 
 _STRUCTURES: dict = {}
+UNRUN: "weakref.WeakSet[Plan]" = weakref.WeakSet()  # the regions not run yet (see recording.run_readers)
 _SIGHTINGS = _bulk.Sightings()  # regions of imperative ops run one by one (see Plan.fuse_now)
 _structure_ids = itertools.count()
 
@@ -71,6 +72,7 @@ class Plan:
     # nor differentiates would otherwise grow one region, and what it holds, without end)
 
     def __init__(self) -> None:
+        UNRUN.add(self)
         self.open = True  # the thread's deferred nodes join it (until it runs, is sealed or is full)
         self.done = False  # run (by a read, or by its backward's program)
         self.refs: list = []  # weak references to the nodes: nodes of a region point to it, not back
@@ -224,6 +226,7 @@ class Plan:
         does its segment), so it lets go of the values it took from outside, of its ops and of its
         nodes (which hold such arrays: a cycle)."""
         self.done = True
+        UNRUN.discard(self)
         self.ext_values, self.cts, self.nodes, self.handles, self.live_handles = [], [], [], [], []
         self.ops, self.live, self.live_ops = [], [], []
 

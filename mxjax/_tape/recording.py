@@ -20,7 +20,7 @@ from ..graph import bulk as _bulk
 from ..graph.lazy import Pending
 from .nodes import (LAZY_INPUT, LOCK, SHAPE_CACHE, Leaf, NamedOp, Node, aval_key, bounded, forward_with_vjp, sequence,
                     shape_entry)
-from .plan import Plan
+from .plan import UNRUN, Plan
 
 try:  # the deferred case in C (_tape/_record.c), built with the package where a C compiler was found
     from ._record import configure as _configure_c, record as _record_c
@@ -62,6 +62,19 @@ def _adopt_segment(value: Pending) -> bool:
             region = Plan()
             _local.region = weakref.ref(region)
         return segment.hand_over(region.adopt) and value.segment is region and region.open
+
+
+def run_readers(buffers: list, keep: Any) -> None:
+    """An update is about to donate ``buffers`` (``graph.bulk.before_donation``): run each region not
+    run yet that reads one -- its values would be computed from deleted buffers -- but the one whose
+    backward runs with the update (``keep``, a ``pending.PendingBackward``: it takes the new values)."""
+    ids, skip = set(map(id, buffers)), getattr(keep, "plan", None)
+    for region in list(UNRUN):
+        if region is not skip and not region.done and any(id(value) in ids for value in region.ext_values):
+            region.run()
+
+
+_bulk.on_donation(run_readers)
 
 
 def use_native(enabled: bool = True) -> bool:

@@ -37,8 +37,9 @@ from ._bulk_policy import Sightings, _settings
 from ._bulk_run import execute, replay
 from .lazy import Pending
 
-__all__ = ["Pending", "Segment", "Sightings", "current", "flush_all", "record", "record_python", "settings",
-           "configure", "configure_methods", "configure_tape", "operator_method", "try_record", "use_native"]
+__all__ = ["Pending", "Segment", "Sightings", "before_donation", "current", "flush_all", "on_donation", "record",
+           "record_python", "settings", "configure", "configure_methods", "configure_tape", "operator_method",
+           "try_record", "use_native"]
 
 _swap_x64, _restore_x64 = _config.swap_x64, _config.restore_x64
 _ArrayImpl = ArrayImpl  # a concrete jax.Array (never a tracer); named without building one (which
@@ -149,6 +150,23 @@ def flush_all() -> None:
         segments = [s for s in map(weakref.ref.__call__, _segments.data) if s is not None and s.nodes]
     for segment in segments:
         segment.run()
+
+
+_donation_hooks: list = []
+
+
+def before_donation(buffers: list, keep: Any = None) -> None:
+    """An update is about to donate ``buffers``: compute what was recorded and not run yet that may
+    read them -- every thread's segment, and what other recorders registered (:func:`on_donation`:
+    autograd's regions not run, but ``keep``, the backward the update runs with)."""
+    flush_all()
+    for hook in _donation_hooks:
+        hook(buffers, keep)
+
+
+def on_donation(hook: Callable[[list, Any], None]) -> None:
+    """``hook(buffers, keep)`` runs before an update donates ``buffers`` (see :func:`before_donation`)."""
+    _donation_hooks.append(hook)
 
 
 def set_cap(size: int | None) -> int:

@@ -136,14 +136,14 @@ class FusedUpdate:
         if n == 0:
             return [], []
         configs = self._configs(indices, n)
-        if donate:  # a buffer given twice cannot be donated; recorded imperative ops still read them
-            _bulk.flush_all()
+        if donate:  # a buffer given twice cannot be donated; recorded ops not run yet still read them
             buffers = list(weights)
             for state in states:
                 if state is not None:
                     buffers.extend(state_leaves(state))
             if not pending:
                 buffers.extend(grads)
+            _bulk.before_donation(buffers, pending[0] if pending else None)
             donate = len(set(map(id, buffers))) == len(buffers)
         hyper = self._hyper_values(lrs, wds, weights[0])
         if self._uses_step:
