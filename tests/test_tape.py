@@ -844,6 +844,50 @@ def test_values_not_run_yet_are_computed_before_an_update_donates_the_weights_th
         _close(weight_sum, onp.asarray(params[0]))
 
 
+@pytest.mark.parametrize("hybridize", [True, False])
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_backward_into_a_call_that_ran_earlier_is_one_program_with_the_update(hybridize, shared):
+    """A GAN's generator step: the region's backward reaches the generator's call, which ran with its
+    VJP in the discriminator's step.  The call's VJP is applied inside the region's program (one
+    pending backward, which ``trainer.step`` runs with its update); with ``shared`` the region also
+    calls the generator itself, whose weights then get both gradients, added.  Gradients of both
+    nets and the updated weights as JAX's."""
+    net = _net(hybridize)
+    critic = nn.Dense(1, in_units=3)
+    critic.initialize(mx.init.Xavier())
+    if hybridize:
+        critic.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    x, x2 = mx.np.array(X), mx.np.array(X[::-1] * 0.5)
+
+    def jax_loss(params, w, b):
+        fake = _jax_loss(params, jnp.asarray(X), jnp.asarray(Y))[1]
+        extra = _jax_loss(params, jnp.asarray(X[::-1] * 0.5), jnp.asarray(Y))[1].sum() if shared else 0.0
+        return ((fake @ w.T + b) ** 2).sum() + extra
+
+    fused = []
+    for step in range(5):  # the first sightings apply the VJP as a program of its own
+        with autograd.record():
+            fake = net(x)
+            critic_loss = critic(fake.detach()).sum()
+        critic_loss.backward()
+        params = _params(net)
+        w, b = jnp.asarray(critic.weight.data().asnumpy()), jnp.asarray(critic.bias.data().asnumpy())
+        grads, grad_w, _ = jax.grad(jax_loss, argnums=(0, 1, 2))(params, w, b)
+        with autograd.record():
+            loss = (critic(fake) ** 2).sum()
+            if shared:
+                loss = loss + net(x2).sum()
+        loss.backward()
+        fused.append(autograd.pending_backward([p.grad() for p in net.collect_params().values()]) is not None)
+        trainer.step(1)
+        for p, g, old in zip(net.collect_params().values(), grads, params):
+            _close(p.grad(), g, rtol=1e-4, atol=1e-5)
+            _close(p.data(), old - 0.01 * g, rtol=1e-4, atol=1e-5)
+        _close(critic.weight.grad(), grad_w, rtol=1e-4, atol=1e-5)
+    assert fused[-2:] == [True, True]
+
+
 def test_shape_error_in_a_deferred_op_names_the_op():
     net = _net()
     with autograd.record():

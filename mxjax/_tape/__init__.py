@@ -14,8 +14,9 @@ imperative ops join its bulk segment.  Reading a lazy value before ``backward``
 nodes, each with its VJP: same values, just not fused with the backward.
 
 ``nodes`` holds the node types, ``ints`` integer gradients, ``recording`` recording,
-``plan`` the fused program of a region, ``pending`` a backward not run yet and ``backward``
-the backward pass itself.
+``plan`` the fused program of a region, ``chain`` the backward of nodes that ran with their VJPs,
+``composed`` a region's backward going on through such nodes, ``pending`` a backward not run yet
+and ``backward`` the backward pass itself.
 """
 from __future__ import annotations
 

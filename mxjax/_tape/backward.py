@@ -16,6 +16,7 @@ from .._ndarray import NDArray
 from ..base import MXNetError
 from ..device import made_on
 from . import chain
+from .composed import compose
 from .ints import vjp_of
 from .nodes import LOCK, Leaf, Node, apply_vjp, clear_caches, seq_of
 from .pending import defer_backward
@@ -130,6 +131,12 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
         if plan is not None:
             if lazy and len(deferred) == len(nodes) and defer_backward(plan):
                 return {}
+            if lazy and not (retain_graph or create_graph or cts.outputs or cts.leaves):
+                # the plan's gradients for nodes that ran go on through their VJPs in its program
+                ran = {id(n) for n in deferred}
+                composed = compose(plan, [n for n in nodes if id(n) not in ran])
+                if composed is not None and defer_backward(composed):
+                    return {}
             for entry, ct in fused_backward(plan):
                 cts.add(entry, ct)
             done = {id(n) for n in deferred}

@@ -2,7 +2,7 @@
 program: every node's VJP applied in reverse recording order, the cotangents routed between
 them inside it.  Node by node, each VJP is a dispatch of its own.
 
-A :class:`Chain` has what a region's ``plan.Plan`` offers ``plan.fused_backward`` and a pending
+A :class:`Chain` has what a region's ``plan.Plan`` offers ``backward.fused_backward`` and a pending
 backward (``pending``): run now, or lazily, its gradients read from the buffers or computed in one program with the
 optimizer's update -- the VJPs' residuals are then the program's values from outside.
 """
@@ -21,11 +21,31 @@ from .nodes import Leaf, NamedOp, Node, fused_program
 _CHAINS = _bulk.Sightings()  # structures of such backwards: compiled from the second sighting
 
 
-class Chain:
-    """The VJPs of ``nodes`` applied to the cotangents ``cts`` arriving at their outputs, giving
-    each variable (``targets``) its gradient; the residuals of the VJPs are ``ext_values``."""
+class GradProgram:
+    """A backward program whose every target is a variable, with each gradient's (shape, dtype) in
+    ``avals``, its ``core`` compiled by its structure (``key``): a :class:`Chain`'s, or a region's
+    going on through one (``composed.Composed``)."""
 
     leaf_targets = True
+    key: Any
+    avals: list
+
+    def core(self) -> Callable:
+        raise NotImplementedError
+
+    def program(self) -> Callable:
+        """The jitted :meth:`core`, cached by the structure."""
+        return fused_program(self.key, self.core)
+
+    def grad_avals(self, olds: list | None) -> list[tuple]:
+        """Each target gradient's (shape, dtype): its variable's, or the old gradient's dtype."""
+        return [(shape, dtype if not olds or olds[t] is None else olds[t].dtype)
+                for t, (shape, dtype) in enumerate(self.avals)]
+
+
+class Chain(GradProgram):
+    """The VJPs of ``nodes`` applied to the cotangents ``cts`` arriving at their outputs, giving
+    each variable (``targets``) its gradient; the residuals of the VJPs are ``ext_values``."""
 
     def __init__(self, nodes: list[Node], steps: tuple, seeds_at: tuple, seeds: list, targets: list,
                  avals: list, retain_graph: bool) -> None:
@@ -54,15 +74,6 @@ class Chain:
                         for g, old in zip(grads, olds or [None] * n_targets)]
         return core
 
-    def program(self) -> Callable:
-        """The jitted :meth:`core`, cached by the chain's structure."""
-        return fused_program(self.key, self.core)
-
-    def grad_avals(self, olds: list | None) -> list[tuple]:
-        """Each target gradient's (shape, dtype): its variable's, or the old gradient's dtype."""
-        return [(shape, dtype if not olds or olds[t] is None else olds[t].dtype)
-                for t, (shape, dtype) in enumerate(self.avals)]
-
     def finish(self, values: list) -> None:
         """The program ran: the VJPs are spent (unless ``retain_graph``: a later backward uses them)."""
         for node in self.nodes:
@@ -74,12 +85,13 @@ class Chain:
         return op_error(NamedOp(" + ".join(n.name for n in self.nodes) + " (backward)"), (), None, err)
 
 
-def chain_of(nodes: list[Node], outputs: dict, retain_graph: bool) -> Chain | None:
+def chain_of(nodes: list[Node], outputs: dict, retain_graph: bool, least: int = 2) -> Chain | None:
     """The :class:`Chain` of ``nodes`` (reverse recording order, every node the heads reach) from
     the cotangents ``outputs`` (``{(id(node), index): value}``, taken out of it).  None when not
-    done here (a node without a plain VJP, a cotangent for a node not listed, a first sighting of
-    the structure): then nothing changed."""
-    if len(nodes) < 2 or any(n.vjp is None or n.custom is not None or n.dynamic for n in nodes):
+    done here (fewer than ``least`` nodes -- one node's VJP is a program already --, a node without
+    a plain VJP, a cotangent for a node not listed, a first sighting of the structure): then
+    nothing changed."""
+    if len(nodes) < least or any(n.vjp is None or n.custom is not None or n.dynamic for n in nodes):
         return None
     position = {id(n): k for k, n in enumerate(nodes)}
     seeds_at, seeds = [], []
