@@ -846,7 +846,7 @@ def test_values_not_run_yet_are_computed_before_an_update_donates_the_weights_th
 
 @pytest.mark.parametrize("hybridize", [True, False])
 @pytest.mark.parametrize("shared", [False, True])
-def test_a_backward_into_a_call_that_ran_earlier_is_one_program_with_the_update(hybridize, shared):
+def test_a_backward_into_a_call_that_ran_earlier_is_one_program_with_the_update(hybridize, shared, monkeypatch):
     """A GAN's generator step: the region's backward reaches the generator's call, which ran with its
     VJP in the discriminator's step.  The call's VJP is applied inside the region's program (one
     pending backward, which ``trainer.step`` runs with its update); with ``shared`` the region also
@@ -865,7 +865,14 @@ def test_a_backward_into_a_call_that_ran_earlier_is_one_program_with_the_update(
         extra = _jax_loss(params, jnp.asarray(X[::-1] * 0.5), jnp.asarray(Y))[1].sum() if shared else 0.0
         return ((fake @ w.T + b) ** 2).sum() + extra
 
-    fused = []
+    fused, with_update = [], []
+    run = _tape.pending.PendingBackward.run
+
+    def watched(self, update=None):
+        result = run(self, update)
+        with_update.append(update is not None and result is not None)
+        return result
+    monkeypatch.setattr(_tape.pending.PendingBackward, "run", watched)
     for step in range(5):  # the first sightings apply the VJP as a program of its own
         with autograd.record():
             fake = net(x)
@@ -880,7 +887,9 @@ def test_a_backward_into_a_call_that_ran_earlier_is_one_program_with_the_update(
                 loss = loss + net(x2).sum()
         loss.backward()
         fused.append(autograd.pending_backward([p.grad() for p in net.collect_params().values()]) is not None)
+        with_update.clear()
         trainer.step(1)
+        fused[-1] = fused[-1] and with_update == [True]  # the backward ran in the update's program
         for p, g, old in zip(net.collect_params().values(), grads, params):
             _close(p.grad(), g, rtol=1e-4, atol=1e-5)
             _close(p.data(), old - 0.01 * g, rtol=1e-4, atol=1e-5)

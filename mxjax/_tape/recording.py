@@ -68,7 +68,8 @@ def run_readers(buffers: list, keep: Any) -> None:
     """An update is about to donate ``buffers`` (``graph.bulk.before_donation``): run each region not
     run yet that reads one -- its values would be computed from deleted buffers -- but the one whose
     backward runs with the update (``keep``, a ``pending.PendingBackward``: it takes the new values)."""
-    ids, skip = set(map(id, buffers)), getattr(keep, "plan", None)
+    ids, held = set(map(id, buffers)), getattr(keep, "plan", None)
+    skip = getattr(held, "plan", held)  # (a region's, or the region of a ``composed.Composed``)
     for region in list(UNRUN):
         if region is not skip and not region.done and any(id(value) in ids for value in region.ext_values):
             region.run()
