@@ -131,16 +131,16 @@ def run_backward(heads: list, head_grads: Any, retain_graph: bool, create_graph:
         if plan is not None:
             if lazy and len(deferred) == len(nodes) and defer_backward(plan):
                 return {}
+            done = {id(n) for n in deferred}
+            rest = [n for n in nodes if id(n) not in done]
             if lazy and not (retain_graph or create_graph or cts.outputs or cts.leaves):
                 # the plan's gradients for nodes that ran go on through their VJPs in its program
-                ran = {id(n) for n in deferred}
-                composed = compose(plan, [n for n in nodes if id(n) not in ran])
+                composed = compose(plan, rest)
                 if composed is not None and defer_backward(composed):
                     return {}
             for entry, ct in fused_backward(plan):
                 cts.add(entry, ct)
-            done = {id(n) for n in deferred}
-            nodes = [n for n in nodes if id(n) not in done]
+            nodes = rest
     if not create_graph:  # nodes that ran with their VJPs (a read before backward, bulk off): one program
         found = chain.chain_of(nodes, cts.outputs, retain_graph)
         if found is not None:

@@ -38,6 +38,15 @@ def current_region() -> Plan | None:
     return region if region is not None and region.open else None
 
 
+def _open_region() -> Plan:
+    """The thread's open region, or a new one made its open region (call under ``LOCK``)."""
+    region = current_region()
+    if region is None:
+        region = Plan()
+        _local.region = weakref.ref(region)
+    return region
+
+
 def reads_region(inputs: Sequence[Any]) -> bool:
     """Whether an input is a value of the thread's open region (not computed yet)."""
     region = current_region()
@@ -57,10 +66,7 @@ def _adopt_segment(value: Pending) -> bool:
     if type(segment) is not _bulk.Segment or segment is not _bulk.current():
         return False
     with LOCK:
-        region = current_region()
-        if region is None:
-            region = Plan()
-            _local.region = weakref.ref(region)
+        region = _open_region()
         return segment.hand_over(region.adopt) and value.segment is region and region.open
 
 
@@ -68,11 +74,14 @@ def run_readers(buffers: list, keep: Any) -> None:
     """An update is about to donate ``buffers`` (``graph.bulk.before_donation``): run each region not
     run yet that reads one -- its values would be computed from deleted buffers -- but the one whose
     backward runs with the update (``keep``, a ``pending.PendingBackward``: it takes the new values)."""
-    ids, held = set(map(id, buffers)), getattr(keep, "plan", None)
+    held = getattr(keep, "plan", None)
     skip = getattr(held, "plan", held)  # (a region's, or the region of a ``composed.Composed``)
-    for region in list(UNRUN):
-        if region is not skip and not region.done and any(id(value) in ids for value in region.ext_values):
-            region.run()
+    regions = [region for region in list(UNRUN) if region is not skip and not region.done]
+    if regions:  # (a training step's usual case: none but the update's own)
+        ids = set(map(id, buffers))
+        for region in regions:
+            if any(id(value) in ids for value in region.ext_values):
+                region.run()
 
 
 _bulk.on_donation(run_readers)
@@ -190,10 +199,7 @@ def _record_deferred(cache_key: tuple, fn: Callable, inputs: Sequence[Any], out_
     node = Node(cache_key[0], fn, tuple(held), entries, diff, None, avals, multi, name)
     node.ints = ints
     with LOCK:  # (a read from another thread closes the region under it: it finds the outputs made)
-        region = current_region()
-        if region is None:
-            region = Plan()
-            _local.region = weakref.ref(region)
+        region = _open_region()
         node.region = region
         region.add(node, tuple(datas), sig, repeat)  # (a lazy input whose region closed meanwhile is read there)
         results = [_output(node, i, region, struct, out_cls, tracked) for i, struct in enumerate(structs)]
