@@ -1,6 +1,6 @@
 """A hybridized block's cached op: the graph of ``forward`` traced once per input signature,
 compiled, kept in the compile cache, and run -- as one tape node under ``autograd.record()``;
-``export`` writes the traced graph.
+``infer_type`` reads the parameters' dtypes off the traced graph, ``export`` writes it.
 
 :class:`CachedOp` is a base class of ``HybridBlock``.  Any change of a block tree's structure
 moves ``_structure_epoch`` (``structure_changed``); a hybridized block compares its structure
@@ -15,6 +15,7 @@ import operator
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as onp
 
 from .. import _config, _deferred_compute as dc
 from .. import _rng, _tape, autograd
@@ -26,12 +27,12 @@ from ..base import MXNetError
 from ..graph import compile_cache
 from ..ndarray._io import save
 from ..symbol import var
-from ._arguments import has_array
 from ._cached_graph import CachedGraph, run_op_hook
 from ._hybrid_forward import input_names, trace_symbolic
+from ._nesting import flat_inputs, flat_outputs, regroup
 from .parameter import DeferredInitializationError
 
-__all__ = ["CachedOp", "children_imperative", "flatten", "regroup", "structure_changed"]
+__all__ = ["CachedOp", "children_imperative", "structure_changed"]
 
 # Bumped by every change of any block tree's structure (a child or parameter added, replaced or
 # removed, a cast): a hybridized block compares its structure again only when this moved.
@@ -81,9 +82,7 @@ class CachedOp:
 
     @_config.with_x64  # traces, compiles and runs the graph: 64-bit types on
     def _call_cached(self, *args: Any) -> Any:
-        nesting = None  # lists of arrays among the inputs (an LSTM's states): their arrays are inputs
-        if any(isinstance(a, (list, tuple)) and has_array(a, (NDArray,)) for a in args):
-            args, nesting = flatten(args)
+        args, nesting = flat_inputs(args)  # lists of arrays among them (an LSTM's states): their arrays are inputs
         # an omitted optional input (None) is part of the signature: forward sees it as None
         arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
         training = _config.is_training()
@@ -131,8 +130,8 @@ class CachedOp:
         for param, value in zip(entry.aux_targets, updates):
             param.data()._take_value(value)
         if type(entry.multi) is tuple:  # nested outputs (the new states beside the output)
-            return tuple(regroup(outs, entry.multi))
-        return outs if entry.multi else outs[0]
+            return regroup(outs, entry.multi)
+        return list(outs) if entry.multi else outs[0]  # (a list, as MXNet's hybridized blocks give)
 
     def _check_structure(self) -> None:
         """Some block tree changed: if it is this one (a child or parameter added, replaced or removed,
@@ -177,23 +176,21 @@ class CachedOp:
 
     def _trace(self, arrays: list[NDArray | None], training: bool, nesting: Any = None) -> tuple:
         """``forward`` under deferred compute: (Symbol, data input names, [(name, Parameter)], multi-output:
-        False, True, or the format of nested outputs (see :func:`flatten`)).
+        False, True, or the format of nested outputs (see ``_nesting.flatten``)).
 
         ``None`` entries are omitted optional inputs: ``forward`` gets None there, the graph no input.
         ``nesting``: the format of nested inputs, whose arrays ``arrays`` lists flat.
         """
-        if nesting is not None and self._is_legacy():
-            raise MXNetError(f"{type(self).__name__}: a hybridized hybrid_forward takes arrays, not lists "
-                             "of arrays; pass each array as an input of its own")
         call = arrays if nesting is None else regroup(arrays, nesting)
-        try:  # deferred-shape parameters get their shapes from an imperative first call
-            for p in self.collect_params().values():
+        try:  # deferred parameters: initialized where their shapes are known (after infer_shape), else
+            for p in self.collect_params().values():  # they get their shapes from an imperative first call
+                p._finish_deferred_init()
                 p._check()
         except DeferredInitializationError:  # in predict mode, so BatchNorm's running stats stay put
             with autograd.pause(False), _imperative_children():
                 self._forward_compat(*call)
         if self._is_legacy():  # 1.x: hybrid_forward(mx.sym, ...) builds the graph itself
-            return trace_symbolic(self, arrays, training)
+            return trace_symbolic(self, arrays, training, nesting)
         named = self.collect_params()  # structural names, relative to this block
         params = list(named.values())
         present = [a for a in arrays if a is not None]
@@ -203,10 +200,7 @@ class CachedOp:
             dc.set_variable(present, [var(n) for n in names])
             dc.set_variable(values, [var(n) for n in named])
             out = self._forward_compat(*call)
-            multi = isinstance(out, (tuple, list))
-            outs = list(out) if multi else [out]
-            if multi and any(isinstance(o, (tuple, list)) for o in outs):
-                outs, multi = flatten(out)
+            outs, multi = flat_outputs(out)
             for i, o in enumerate(outs):
                 if not isinstance(o, NDArray):
                     raise MXNetError(f"{type(self).__name__}.forward returned {type(o).__name__} as output {i}; "
@@ -214,6 +208,26 @@ class CachedOp:
             symbol = dc.get_symbol(outs, check_inputs=False)  # unused parameters are fine in Gluon
         dc.clear(present + values)
         return symbol, names, list(named.items()), multi
+
+    def infer_type(self, *args: Any) -> None:
+        """Set each parameter's dtype to what the graph infers from the inputs' dtypes."""
+        flat, nesting = flat_inputs(args)
+        arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in flat]
+        try:
+            symbol, names, named, _ = self._trace(arrays, _config.is_training(), nesting)
+        except DeferredInitializationError:  # its own parameters' shapes first, as a call finds them
+            self._finish_deferred(*args)
+            symbol, names, named, _ = self._trace(arrays, _config.is_training(), nesting)
+        given = {n: a.dtype for n, a in zip(names, [a for a in arrays if a is not None])}
+        arg_types, _, aux_types = symbol.infer_type(**given)
+        if arg_types is None:
+            raise MXNetError(f"{type(self).__name__}.infer_type: cannot infer the parameters' dtypes from "
+                             f"inputs {given}")
+        inferred = dict(zip(symbol.list_arguments(), arg_types))
+        inferred.update(zip(symbol.list_auxiliary_states(), aux_types))
+        for name, param in named:
+            if name in inferred:
+                param.dtype = onp.dtype(inferred[name])
 
     # -- export --------------------------------------------------------------------------------
     def _traced_graph(self) -> CachedGraph | None:
@@ -240,25 +254,3 @@ class CachedOp:
         atomic_write_group({symbol_file: symbol.tojson(), params_file: params.getvalue()})
         return symbol_file, params_file
 
-
-def flatten(values: Any) -> tuple[list, Any]:
-    """MXNet's flattening of a hybridized block's nested inputs or outputs (lists of arrays): the
-    leaves in order, and the format :func:`regroup` rebuilds them from (0: a leaf; a tuple: a list
-    of the formats of its items).  The format is part of the cache key: a new nesting traces anew."""
-    if not isinstance(values, (list, tuple)):
-        return [values], 0
-    flat, formats = [], []
-    for value in values:
-        leaves, form = flatten(value)
-        flat.extend(leaves)
-        formats.append(form)
-    return flat, tuple(formats)
-
-
-def regroup(flat: list, form: Any) -> Any:
-    """The nesting :func:`flatten` took apart, with lists as MXNet's hybridized blocks give them."""
-    leaves = iter(flat)
-
-    def build(f: Any) -> Any:
-        return next(leaves) if f == 0 else [build(g) for g in f]
-    return build(form)

@@ -29,6 +29,7 @@ from .._ndarray import NDArray
 from .._invoke import np_class
 from ..base import MXNetError
 from ..symbol import Symbol
+from ._nesting import flat_inputs, flat_outputs, regroup
 from .parameter import Constant, Parameter
 
 __all__ = ["ParameterDict", "call_imperative", "trace_symbolic", "call_on_symbols", "has_symbol", "input_names",
@@ -133,10 +134,12 @@ def input_names(arrays: Sequence) -> list[str]:
     return [f"data{i}" if len(arrays) > 1 else "data" for i, a in enumerate(arrays) if a is not None]
 
 
-def trace_symbolic(block: Any, arrays: Sequence, training: bool) -> tuple:
-    """The cached graph of a 1.x root: ``hybrid_forward(mx.sym, data..., **parameter variables)``.
+def trace_symbolic(block: Any, arrays: Sequence, training: bool, nesting: Any = None) -> tuple:
+    """The cached graph of a 1.x root: ``hybrid_forward(mx.sym, data..., **parameter variables)``;
+    ``nesting``, the format of nested inputs (a list of states), whose arrays ``arrays`` lists flat.
 
-    Returns (Symbol, data input names, [(structural name, Parameter)], multi-output).
+    Returns (Symbol, data input names, [(structural name, Parameter)], multi-output: as
+    ``_nesting.flat_outputs`` gives it).
     """
     named = block.collect_params()
     names = input_names(arrays)
@@ -150,11 +153,10 @@ def trace_symbolic(block: Any, arrays: Sequence, training: bool) -> tuple:
     inputs = [None if a is None else next(data) for a in arrays]
     token = _build.set(_Build(variables, shapes, dtypes, training))
     try:
-        out = _symbolic(block, inputs, {})
+        out = _symbolic(block, inputs if nesting is None else regroup(inputs, nesting), {})
     finally:
         _build.reset(token)
-    multi = isinstance(out, (tuple, list))
-    outs = list(out) if multi else [out]
+    outs, multi = flat_outputs(out)
     for i, o in enumerate(outs):
         if not isinstance(o, Symbol):
             raise MXNetError(f"{type(block).__name__}.hybrid_forward returned {type(o).__name__} as output {i} "
@@ -203,8 +205,9 @@ def _placeholder(block: Any, symbol: Symbol, build: _Build) -> NDArray:
     return np_class()._wrap(jnp.zeros(shapes[0], dtypes[0]))
 
 
-def infer_parameter_shapes(block: Any, arrays: Sequence) -> None:
+def infer_parameter_shapes(block: Any, args: Sequence) -> None:
     """1.x's deferred initialization: parameter shapes from the symbolic graph's shape inference."""
+    arrays, nesting = flat_inputs(args)
     named = block.collect_params()
     names = input_names(arrays)
     present = [a for a in arrays if a is not None]
@@ -212,10 +215,12 @@ def infer_parameter_shapes(block: Any, arrays: Sequence) -> None:
     data = iter(sym.var(n) for n in names)
     token = _build.set(_Build(variables, {}, {}, False))
     try:
-        out = _symbolic(block, [None if a is None else next(data) for a in arrays], {})
+        inputs = [None if a is None else next(data) for a in arrays]
+        out = _symbolic(block, inputs if nesting is None else regroup(inputs, nesting), {})
     finally:
         _build.reset(token)
-    graph = sym.Group(list(out)) if isinstance(out, (tuple, list)) else out
+    outs, multi = flat_outputs(out)
+    graph = sym.Group(outs) if multi else outs[0]
     given = {n: tuple(a.shape) for n, a in zip(names, present) if n in graph.list_inputs()}
     arg_shapes, _, aux_shapes = graph.infer_shape_partial(**given)
     inferred = dict(zip(graph.list_arguments(), arg_shapes or []))

@@ -19,17 +19,15 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
 import jax
-import jax.numpy as jnp
 import numpy as onp
 
-from .. import _config, _deferred_compute as dc
+from .. import _deferred_compute as dc
 from ..graph import compile_cache
 from .. import autograd
 from .. import profiler as _profiler
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..device import Device
 from .._ndarray import NDArray
-from .._invoke import np_class
 from ..subgraph.property import PARTITION_OPTIONS, check_backend_options
 from ..symbol import Symbol
 from ._arguments import check_hybridize_options, has_array, init_keywords, reject_unknown
@@ -375,21 +373,6 @@ class HybridBlock(CachedOp, Block):
             infer_parameter_shapes(self, args)
             return
         super().infer_shape(*args)
-
-    def infer_type(self, *args: Any) -> None:
-        """Set each parameter's dtype to what the graph infers from the inputs' dtypes."""
-        arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
-        symbol, names, named, _ = self._trace(arrays, _config.is_training())
-        given = {n: a.dtype for n, a in zip(names, [a for a in arrays if a is not None])}
-        arg_types, _, aux_types = symbol.infer_type(**given)
-        if arg_types is None:
-            raise MXNetError(f"{type(self).__name__}.infer_type: cannot infer the parameters' dtypes from "
-                             f"inputs {given}")
-        inferred = dict(zip(symbol.list_arguments(), arg_types))
-        inferred.update(zip(symbol.list_auxiliary_states(), aux_types))
-        for name, param in named:
-            if name in inferred:
-                param.dtype = onp.dtype(inferred[name])
 
     def register_op_hook(self, callback: Callable, monitor_all: bool = False) -> None:
         object.__setattr__(self, "_op_hook", (callback, bool(monitor_all)))

@@ -164,8 +164,9 @@ class _Nested(gluon.HybridBlock):
 
 
 def test_hybridized_block_takes_and_returns_nested_lists_of_arrays():
-    """MXNet 2.0 flattens a hybridized block's nested inputs and outputs and regroups them (inner
-    containers as lists); the values equal the block run imperatively, and so do the gradients."""
+    """MXNet 2.0 flattens a hybridized block's nested inputs and outputs and regroups them (every
+    container as a list: mxnet 2.0.0b1 and 1.9.1 give [y, [yc, [c1, h1]]]); the values equal the
+    block run imperatively, and so do the gradients."""
     net = _Nested()
     net.initialize()
     x, h, c = (mx.np.array(RNG.normal(size=(4, 5)).astype(onp.float32)) for _ in range(3))
@@ -176,7 +177,7 @@ def test_hybridized_block_takes_and_returns_nested_lists_of_arrays():
     net.hybridize()
     for states in ([h, c], (h, c)):
         got = net(x, states)
-        assert isinstance(got, tuple) and isinstance(got[1], list) and isinstance(got[1][1], list)
+        assert isinstance(got, list) and isinstance(got[1], list) and isinstance(got[1][1], list)
         for g, e in zip((got[0], got[1][0], *got[1][1]), (want[0], want[1][0], *want[1][1])):
             onp.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-6)
     # as an LSTM's states: differentiated through, hybridized or not

@@ -193,3 +193,74 @@ def test_collect_params_dict_has_1x_methods():
     out.backward()
     params.zero_grad()
     assert not net[0].weight.grad().asnumpy().any()
+
+
+class _StateCell(gluon.HybridBlock):
+    """A 1.x recurrent cell: its states come and go as a list beside the output (deferred weight)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.weight = self.params.get("weight", shape=(4, 0), allow_deferred_init=True)
+
+    def hybrid_forward(self, F, x, states, weight):
+        h = F.tanh(F.FullyConnected(x, weight, no_bias=True, num_hidden=4) + states[0])
+        return h, [h, states[1] + 1]
+
+
+class _StateParent(gluon.HybridBlock):
+    """A 1.x block handing its list of states to a child on Symbols."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.cell = _StateCell()
+
+    def hybrid_forward(self, F, x, states):
+        out, new = self.cell(x, states)
+        return out * 2, new
+
+
+@pytest.mark.parametrize("parent", [False, True])
+def test_a_hybridized_hybrid_forward_takes_and_returns_lists_of_states(parent):
+    """As MXNet 1.9.1 flattens a hybridized block's nested inputs and regroups its outputs (every
+    container a list: it gives [h, [h, s1]]); values and gradients against NumPy."""
+    net = _StateParent() if parent else _StateCell()
+    cell = net.cell if parent else net
+    net.initialize(mx.init.Uniform(0.5))
+    rng = onp.random.default_rng(1)
+    s0, s1 = (rng.normal(size=(2, 4)).astype(onp.float32) for _ in range(2))
+    x = mx.nd.array(X)
+    imperative = net(x, [mx.nd.array(s0), mx.nd.array(s1)])
+    assert cell.weight.shape == (4, 3) and isinstance(imperative, tuple) and isinstance(imperative[1], list)
+    w = cell.weight.data().asnumpy()
+    h = onp.tanh(X @ w.T + s0)
+    scale = 2 if parent else 1
+    net.hybridize()
+    for states in ([mx.nd.array(s0), mx.nd.array(s1)], (mx.nd.array(s0), mx.nd.array(s1))):
+        out = net(x, states)
+        assert isinstance(out, list) and isinstance(out[1], list) and len(out[1]) == 2
+        for got, want in zip((imperative[0], out[0], out[1][0], out[1][1]), (scale * h, scale * h, h, s1 + 1)):
+            onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    state = mx.nd.array(s0)
+    state.attach_grad()
+    with autograd.record():
+        out, (_, new) = net(x, [state, mx.nd.array(s1)])
+        loss = (out * 3 + new).sum()
+    loss.backward()
+    delta = 3 * scale * (1 - h ** 2)  # d loss / d (the FullyConnected output + s0)
+    onp.testing.assert_allclose(state.grad.asnumpy(), delta, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(cell.weight.grad().asnumpy(), delta.T @ X, rtol=1e-5, atol=1e-5)
+
+
+def test_infer_shape_and_infer_type_take_lists_of_states():
+    """1.x's ``infer_shape`` then ``infer_type`` on nested inputs, before any forward (MXNet 1.9.1
+    gives (4, 3) and float32); the parameter is then initialized with that shape."""
+    cell = _StateCell()
+    cell.initialize(mx.init.Constant(0.1))
+    x, states = mx.nd.array(X), [mx.nd.zeros((2, 4)), mx.nd.zeros((2, 4))]
+    cell.infer_shape(x, states)
+    assert cell.weight.shape == (4, 3)
+    cell.infer_type(x, states)
+    assert cell.weight.dtype == onp.float32
+    onp.testing.assert_allclose(cell.weight.data().asnumpy(), onp.full((4, 3), 0.1, onp.float32))
