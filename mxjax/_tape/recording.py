@@ -141,7 +141,11 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
                 lazy = True
                 datas[i] = LAZY_INPUT
             elif defer and not dynamic and type(var) is Pending and _adopt_segment(var):
-                region = current_region()  # (the segment's values are the region's now)
+                if _native is not None and tracked:  # the segment's values are the region's now: C records it
+                    out = _native(key, fn, inputs, out_cls, name, defer, repeat)
+                    if out is not NotImplemented:
+                        return out
+                region = current_region()
                 lazy = True
                 datas[i] = LAZY_INPUT
             else:
