@@ -97,14 +97,17 @@ class CachedOp:
             entry = self._build_once(key, arrays, training, nesting)
         rng = _rng.next_key() if entry.random else None
         inputs = [a for a in arrays if a is not None]
+        out_cls = np_class()
+        if inputs and type(inputs[0]) is not out_cls and self._is_legacy():
+            out_cls = type(inputs[0])  # 1.x: mx.nd arrays in, mx.nd arrays out, as run imperatively
         inputs.extend([p._check() for p in entry.params])  # their arrays (initialized: traced already)
         if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager
-            results = tuple(entry.segmented(inputs, rng))
+            results = tuple(r if type(r) is out_cls else r._view_as(out_cls) for r in entry.segmented(inputs, rng))
         elif autograd.is_recording() and any(map(_autograd_entry, inputs)):
             # ONE tape node: the compiled program (the key rides along as an input), deferred so that
             # backward can compile forward, loss and VJP together
             inputs.append(rng)
-            results = _tape.record(entry.tape_key, entry.tape_fn, inputs, None, type(self).__name__, defer=True)
+            results = _tape.record(entry.tape_key, entry.tape_fn, inputs, out_cls, type(self).__name__, defer=True)
         else:
             try:
                 args = tuple(x.to_jax() for x in inputs)
@@ -120,7 +123,7 @@ class CachedOp:
                     raise placement from None
                 lines = [line for line in str(err).splitlines() if line.strip()]
                 raise MXNetError(f"{type(self).__name__}: {lines[-1] if lines else err}") from None
-            results = tuple(np_class()._wrap(o) for o in raw)
+            results = tuple(out_cls._wrap(o) for o in raw)
             if first:  # the program is compiled now: count its size
                 compile_cache.grow(self._cache, key, compile_cache.executable_bytes(program, *call), 0)
         results = results if isinstance(results, tuple) else (results,)

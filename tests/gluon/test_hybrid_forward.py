@@ -1,5 +1,6 @@
 """MXNet 1.x's ``hybrid_forward(F, x, **params)`` blocks: imperative (F = mx.nd), hybridized (F = mx.sym),
 against what MXNet 1.9.1 computed for the same block and weights (tools/make_gluon_fixtures.py)."""
+import contextlib
 import importlib.util
 import json
 import pathlib
@@ -264,3 +265,36 @@ def test_infer_shape_and_infer_type_take_lists_of_states():
     cell.infer_type(x, states)
     assert cell.weight.dtype == onp.float32
     onp.testing.assert_allclose(cell.weight.data().asnumpy(), onp.full((4, 3), 0.1, onp.float32))
+
+
+class _Scaled(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.weight = self.params.get("weight", shape=(3,))
+
+    def hybrid_forward(self, F, x, weight):
+        return F.relu(F.broadcast_mul(x, weight)), x * 2
+
+
+def test_a_hybridized_1x_block_gives_mx_nd_arrays_for_mx_nd_inputs():
+    """As MXNet 1.9.1: ``mx.nd`` arrays in, ``mx.nd`` arrays out, hybridized or not, recorded or not
+    -- so 1.x code after the block keeps ``mx.nd``'s semantics (``reshape``'s 0 copies a dimension)."""
+    block = _Scaled()
+    block.initialize(mx.init.Constant(-0.5))
+    x = mx.nd.array(onp.arange(-3, 3, dtype=onp.float32).reshape(2, 3))
+    x.attach_grad()
+    want = (onp.maximum(x.asnumpy() * -0.5, 0), x.asnumpy() * 2)
+    for hybridize in (False, True):
+        block.hybridize(hybridize)
+        for record in (False, True):
+            with autograd.record() if record else contextlib.nullcontext():
+                outs = block(x)
+                loss = (outs[0] * 3 + outs[1]).sum() if record else None
+            for out, expected in zip(outs, want):
+                assert type(out) is mx.nd.NDArray
+                assert out.reshape((0, -1)).shape == (2, 3)
+                _close(out, expected)
+            if record:
+                loss.backward()
+                _close(x.grad, onp.where(x.asnumpy() * -0.5 > 0, -1.5, 0) + 2)
