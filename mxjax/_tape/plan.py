@@ -170,7 +170,7 @@ class Plan:
         over the wanted steps, where its outputs start, and the weak references to its outputs'
         values (from ``handles``)."""
         recorded = [ref() for ref in self.refs]
-        if None not in recorded:
+        if None not in recorded or self._only_adopted(recorded):  # (a segment taken in: its reader lives)
             return recorded, [True] * len(recorded), recorded, self.ops, self.node_wiring, self.starts, self.handles
         wanted = [node is not None for node in recorded]
         for k in range(len(recorded) - 1, -1, -1):
@@ -194,6 +194,10 @@ class Plan:
             wiring.append((*w[:3], tuple([a if a < 0 else moved[a] for a in w[3]])))
             starts.append(starts[-1] + end - first)
         return recorded, wanted, live, ops, wiring, starts, handles
+
+    def _only_adopted(self, recorded: list) -> bool:
+        """Whether every step without a node is a segment taken in (:meth:`adopt`), not a node that died."""
+        return all(node is not None or ref is _no_node for node, ref in zip(recorded, self.refs))
 
     def _kept(self, recorded: list, wanted: list) -> list:
         """Per wanted step, which outputs a program returns: not those no array holds any more (not
@@ -261,8 +265,8 @@ class Plan:
         diff_positions, target_slots, unreached = self.diff_positions, self.target_slots, ()
         # the nodes a later node differentiates (a read that is not differentiated carries no cotangent)
         read = {self.producer[w[3][i]] for w in self.node_wiring for i in w[1] if w[3][i] >= 0}
-        if not (len(live) == len(self.nodes) == len(recorded) == len(read) + 1 and ct_refs and
-                ct_refs[-1][0] == len(live) - 1):
+        if not (len(live) == len(recorded) and len(self.nodes) == len(read) + 1 and ct_refs and
+                ct_refs[-1][0] == len(live) - 1 and (len(live) == len(self.nodes) or self._only_adopted(recorded))):
             # not every node leads to the last one, which has a cotangent: what do the cotangents reach?
             reached = [False] * len(live)
             producer = [k for k in range(len(live)) for _ in range(starts[k], starts[k + 1])]
