@@ -70,6 +70,18 @@ def _adopt_segment(value: Pending) -> bool:
         return segment.hand_over(region.adopt) and value.segment is region and region.open
 
 
+def native_adopting(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, name: str, defer: bool,
+                    repeat: bool) -> Any:
+    """Where the C recorder declined a deferred node: if an input is a value of this thread's bulk
+    segment, the segment is taken in (:func:`_adopt_segment`) and the C recorder records the node;
+    else NotImplemented (the Python recorder does).  ``graph/_record.c``'s operator methods call this
+    too, so ``net(x / 255)`` inside ``record`` stays on the C path but for the adoption."""
+    for x in inputs:
+        if isinstance(x, NDArray) and type(x._var) is Pending and _adopt_segment(x._var):
+            return _native(key, fn, inputs, out_cls, name, defer, repeat)
+    return NotImplemented
+
+
 def run_readers(buffers: list, keep: Any) -> None:
     """An update is about to donate ``buffers`` (``graph.bulk.before_donation``): run each region not
     run yet that reads one -- its values would be computed from deleted buffers -- but the one whose
@@ -113,6 +125,8 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
     """
     if _native is not None and not dynamic and tracked:  # the common deferred case, in C; else NotImplemented
         out = _native(key, fn, inputs, out_cls, name, defer, repeat)
+        if out is NotImplemented and defer:
+            out = native_adopting(key, fn, inputs, out_cls, name, defer, repeat)
         if out is not NotImplemented:
             return out
     n = len(inputs)
@@ -141,11 +155,7 @@ def record(key: Any, fn: Callable, inputs: Sequence[Any], out_cls: type | None, 
                 lazy = True
                 datas[i] = LAZY_INPUT
             elif defer and not dynamic and type(var) is Pending and _adopt_segment(var):
-                if _native is not None and tracked:  # the segment's values are the region's now: C records it
-                    out = _native(key, fn, inputs, out_cls, name, defer, repeat)
-                    if out is not NotImplemented:
-                        return out
-                region = current_region()
+                region = current_region()  # (the segment's values are the region's now)
                 lazy = True
                 datas[i] = LAZY_INPUT
             else:

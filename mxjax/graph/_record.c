@@ -462,7 +462,7 @@ static int methods_on;
 /* autograd's recorder (its handler object), the tape recorder's module globals (``_native``: the
  * tape's C recorder while in use) and autograd's table of ops with bound parameters */
 static PyObject *tape_handler, *tape_globals, *tape_bound;
-static PyObject *s_native, *s_differentiable, *s_check, *s_dynamic_shape, *s_compute, *s_opname;
+static PyObject *s_native, *s_adopting, *s_differentiable, *s_check, *s_dynamic_shape, *s_compute, *s_opname;
 
 typedef struct {
     PyObject_HEAD
@@ -574,6 +574,13 @@ static PyObject *fast_tape(PyObject *op, PyObject *inputs, PyObject *bind_key, P
     if (name != NULL) {
         PyObject *args[7] = {key, fn, inputs, (PyObject *)out_cls, name, Py_True, Py_True};
         result = PyObject_Vectorcall(native, args, 7, NULL);
+        if (result == Py_NotImplemented) { /* an input of this thread's bulk segment: the tape takes it in */
+            PyObject *adopting = PyDict_GetItemWithError(tape_globals, s_adopting); /* borrowed */
+            if (adopting != NULL) {
+                Py_DECREF(result);
+                result = PyObject_Vectorcall(adopting, args, 7, NULL);
+            }
+        }
     }
     Py_XDECREF(name);
     Py_XDECREF(fn);
@@ -784,6 +791,7 @@ PyMODINIT_FUNC PyInit__record(void) {
         {&s_sharers, "sharers"}, {&s_source, "source"}, {&s_profile_hook, "_profile_hook"},
         {&s_enabled, "enabled"}, {&s_bound, "_bound"}, {&s_pure, "pure"}, {&s_name, "__name__"},
         {&s_qualname, "__qualname__"}, {&s_doc, "__doc__"}, {&s_native, "_native"},
+        {&s_adopting, "native_adopting"},
         {&s_differentiable, "differentiable"}, {&s_check, "check"}, {&s_dynamic_shape, "dynamic_shape"},
         {&s_compute, "compute"}, {&s_opname, "name"},
     };
