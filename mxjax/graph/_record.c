@@ -577,8 +577,10 @@ static PyObject *fast_tape(PyObject *op, PyObject *inputs, PyObject *bind_key, P
         if (result == Py_NotImplemented) { /* an input of this thread's bulk segment: the tape takes it in */
             PyObject *adopting = PyDict_GetItemWithError(tape_globals, s_adopting); /* borrowed */
             if (adopting != NULL) {
+                Py_INCREF(adopting); /* (held across the call, as ``native``) */
                 Py_DECREF(result);
                 result = PyObject_Vectorcall(adopting, args, 7, NULL);
+                Py_DECREF(adopting);
             }
         }
     }
