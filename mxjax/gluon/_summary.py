@@ -18,6 +18,16 @@ def _hybrid_blocks(block: Any) -> list:
     return found
 
 
+def _shapes(value: Any) -> str:
+    """MXNet's text for the shapes of (nested lists of) arrays: ``(2, 4), [(2, 3), (1,)]``."""
+    def shapes(v: Any) -> Any:
+        if isinstance(v, (list, tuple)):
+            return [shapes(x) for x in v]
+        return tuple(v.shape) if isinstance(v, NDArray) else v
+    found = shapes(value)
+    return str(found)[1:-1] if isinstance(found, list) else str(found)
+
+
 def print_summary(root: Any, inputs: tuple) -> None:
     """Run ``root`` on ``inputs`` imperatively with a forward hook on every block, and print the table."""
     rows: list[tuple[str, str, int]] = []
@@ -26,14 +36,12 @@ def print_summary(root: Any, inputs: tuple) -> None:
 
     def visit(block: Any, name: str) -> None:
         def hook(blk: Any, args: Any, out: Any) -> None:
-            outs = out if isinstance(out, (tuple, list)) else [out]
-            shapes = ", ".join(str(tuple(o.shape)) for o in outs if isinstance(o, NDArray))
             count = 0
             for p in blk._reg_params.values():
                 if id(p) not in seen and p.shape is not None:
                     seen.add(id(p))
                     count += int(onp.prod(p.shape))
-            rows.append((f"{name}({type(blk).__name__})", shapes, count))
+            rows.append((f"{name}({type(blk).__name__})", _shapes(out), count))
         handles.append(block.register_forward_hook(hook))
         for child_name, child in block._children.items():
             visit(child, f"{name}.{child_name}" if name else child_name)
@@ -55,7 +63,7 @@ def print_summary(root: Any, inputs: tuple) -> None:
     print(line)
     print(f"{'Layer (type)':<{width}}{'Output Shape':<30}{'Param #':>15}")
     print("=" * (width + 45))
-    print(f"{'Input':<{width}}{', '.join(str(tuple(x.shape)) for x in inputs):<30}{0:>15}")
+    print(f"{'Input':<{width}}{_shapes(inputs):<30}{0:>15}")
     for name, shape, count in rows:
         print(f"{name:<{width}}{shape:<30}{count:>15}")
     total = sum(r[2] for r in rows)

@@ -150,6 +150,19 @@ def test_summary_lists_layers_shapes_and_parameter_counts(capsys):
     assert net._active  # hybridization restored after the imperative pass
 
 
+def test_summary_shows_nested_inputs_and_outputs_as_mxnet_does(capsys):
+    """mxnet 2.0.0b1 prints ``(4, 5), [(4, 5), (4, 5)]`` for an input beside a list of states, and
+    ``(4, 5), [(4, 5), [(4, 5), (4, 5)]]`` for the output beside the new states."""
+    net = _Nested()
+    net.initialize()
+    x = mx.np.array(RNG.normal(size=(4, 5)).astype(onp.float32))
+    net.summary(x, [x, x])
+    rows = {line.split("  ")[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "(4, 5), [(4, 5), (4, 5)]" in rows["Input"]
+    assert "(4, 5), [(4, 5), [(4, 5), (4, 5)]]" in rows["_nested(_Nested)"]
+    assert "(4, 5)" in rows["_nested.dense(Dense)"]
+
+
 class _Nested(gluon.HybridBlock):
     """Nested inputs and outputs, as MXNet's word language model passes an LSTM's states."""
 
