@@ -125,3 +125,45 @@ def test_reprs():
     assert repr(rnn.LSTMCell(H)) == "LSTMCell(-1 -> 16)"  # as MXNet 2.0 shows it
     assert repr(rnn.LSTMPCell(H, 3, input_size=C)) == "LSTMPCell(5 -> 16 -> 3)"
     assert "GRUCell" in repr(BUILD["cell_bidir"]())
+
+
+class _LegacyCell(rnn.HybridRecurrentCell):
+    """An MXNet 1.x cell: ``hybrid_forward(F, inputs, states, **params)``, its input size deferred."""
+
+    def __init__(self, hidden):
+        super().__init__()
+        self._hidden = hidden
+        with self.name_scope():
+            self.i2h = self.params.get("i2h_weight", shape=(hidden, 0), allow_deferred_init=True)
+            self.h2h = self.params.get("h2h_weight", shape=(hidden, hidden))
+
+    def state_info(self, batch_size=0):
+        return [{"shape": (batch_size, self._hidden), "__layout__": "NC"}]
+
+    def hybrid_forward(self, F, inputs, states, i2h, h2h):
+        h = F.tanh(F.FullyConnected(inputs, i2h, no_bias=True, num_hidden=self._hidden)
+                   + F.FullyConnected(states[0], h2h, no_bias=True, num_hidden=self._hidden))
+        return h, [h]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_a_1x_cell_with_hybrid_forward_steps_and_unrolls(hybridize):
+    """A 1.x custom cell runs as in MXNet 1.9.1 (its states one list; mx.nd in, mx.nd out per step),
+    hybridized or not, against the recurrence in NumPy."""
+    cell = _LegacyCell(4)
+    cell.initialize(mx.init.Uniform(0.5))
+    if hybridize:
+        cell.hybridize()
+    x = onp.random.default_rng(3).normal(size=(2, 3, 5)).astype(onp.float32)
+    outs, states = cell.unroll(3, mx.nd.array(x), layout="NTC", merge_outputs=True)
+    assert cell.i2h.shape == (4, 5) and isinstance(states, list) and len(states) == 1
+    i2h, h2h = cell.i2h.data().asnumpy(), cell.h2h.data().asnumpy()
+    h, want = onp.zeros((2, 4), onp.float32), []
+    for t in range(3):
+        h = onp.tanh(x[:, t] @ i2h.T + h @ h2h.T)
+        want.append(h)
+    onp.testing.assert_allclose(outs.asnumpy(), onp.stack(want, axis=1), rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(states[0].asnumpy(), h, rtol=1e-5, atol=1e-6)
+    out, new = cell(mx.nd.array(x[:, 0]), cell.begin_state(batch_size=2))
+    assert type(out) is mx.nd.NDArray and isinstance(new, list)
+    onp.testing.assert_allclose(out.asnumpy(), want[0], rtol=1e-5, atol=1e-6)

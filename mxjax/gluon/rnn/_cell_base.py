@@ -13,6 +13,7 @@ from ... import numpy_extension as npx
 from ..._ndarray import NDArray
 from ...base import MXNetError, MXNetValueError
 from ...device import current_device
+from .._hybrid_forward import call_imperative, infer_parameter_shapes
 from ..block import Block, HybridBlock
 from ..nn import LeakyReLU
 from ..parameter import _known
@@ -162,7 +163,8 @@ class RecurrentCell(Block):
 
 
 class HybridRecurrentCell(RecurrentCell, HybridBlock):
-    """A cell that supports hybridize: ``forward(inputs, states)`` uses only ``mx.np``/``mx.npx`` ops."""
+    """A cell that supports hybridize: ``forward(inputs, states)`` uses only ``mx.np``/``mx.npx`` ops;
+    or, as in MXNet 1.x, ``hybrid_forward(F, inputs, states, **params)`` (states: one list)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -170,17 +172,28 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
     def __call__(self, inputs: Any, states: Any = None, *args: Any) -> Any:
         self._counter += 1
         states = [] if states is None else [states] if isinstance(states, NDArray) else list(states)
+        if self._is_legacy():  # the states as one list, as hybrid_forward takes them (hybridized: flattened)
+            out, new_states = Block.__call__(self, inputs, states, *args)
+            return out, _as_list(new_states)
         out = Block.__call__(self, inputs, *states, *args)
         out = list(out) if isinstance(out, (tuple, list)) else [out]
         return out[0], out[1:]
 
+    def _is_legacy(self) -> bool:
+        return type(self).forward is HybridRecurrentCell.forward and hasattr(self, "hybrid_forward")
+
     def _forward_compat(self, inputs: Any, *states: Any, **kwargs: Any) -> tuple:
+        if self._is_legacy():
+            return call_imperative(self, (inputs, *states), kwargs)
         out, new_states = self.forward(inputs, list(states), **kwargs)
         return (out, *_as_list(new_states))
 
     def _finish_deferred(self, inputs: Any, *states: Any) -> None:
         if any(not _known(p.shape) for p in self._reg_params.values()):
-            self.infer_shape(0, inputs, False)
+            if self._is_legacy():  # 1.x: the shapes from its symbolic graph
+                infer_parameter_shapes(self, (inputs, *states))
+            else:
+                self.infer_shape(0, inputs, False)
         for param in self._reg_params.values():
             param._finish_deferred_init()
 
