@@ -157,6 +157,7 @@ def test_a_1x_cell_with_hybrid_forward_steps_and_unrolls(hybridize):
     x = onp.random.default_rng(3).normal(size=(2, 3, 5)).astype(onp.float32)
     outs, states = cell.unroll(3, mx.nd.array(x), layout="NTC", merge_outputs=True)
     assert cell.i2h.shape == (4, 5) and isinstance(states, list) and len(states) == 1
+    assert type(outs) is mx.nd.NDArray and type(states[0]) is mx.nd.NDArray
     i2h, h2h = cell.i2h.data().asnumpy(), cell.h2h.data().asnumpy()
     h, want = onp.zeros((2, 4), onp.float32), []
     for t in range(3):

@@ -61,8 +61,8 @@ def _format_sequence(length: int | None, inputs: Any, layout: str, merge: bool |
             if length is not None and length != inputs.shape[in_axis]:
                 raise MXNetValueError(f"unroll: length={length} but the inputs have {inputs.shape[in_axis]} "
                                       f"steps on the {layout!r} time axis (shape {tuple(inputs.shape)})")
-            inputs = _as_list(npx.slice_channel(inputs, axis=in_axis, num_outputs=inputs.shape[in_axis],
-                                                squeeze_axis=1))
+            steps = npx.slice_channel(inputs, axis=in_axis, num_outputs=inputs.shape[in_axis], squeeze_axis=1)
+            inputs = [x if type(x) is type(inputs) else x._view_as(type(inputs)) for x in _as_list(steps)]
     else:
         if not isinstance(inputs, (list, tuple)):
             raise MXNetValueError("unroll: inputs must be an ndarray or a list of ndarrays")
@@ -139,11 +139,14 @@ class RecurrentCell(Block):
             outputs.append(output)
             if valid_length is not None:
                 all_states.append(states)
+        step_cls = type(outputs[0]) if outputs else None  # merged, the outputs keep it (mx.nd for a 1.x cell)
         if valid_length is not None:
             states = [npx.sequence_last(np.stack(ele, axis=0), sequence_length=valid_length,
                                         use_sequence_length=True, axis=0) for ele in zip(*all_states)]
             outputs = _mask_sequence_variable_length(outputs, length, valid_length, axis, True)
         outputs, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
+        if isinstance(outputs, NDArray) and type(outputs) is not step_cls and step_cls is not None:
+            outputs = outputs._view_as(step_cls)
         return outputs, states
 
     def _get_activation(self, inputs: Any, activation: Any, **kwargs: Any) -> Any:
