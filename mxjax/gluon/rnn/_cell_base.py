@@ -61,8 +61,9 @@ def _format_sequence(length: int | None, inputs: Any, layout: str, merge: bool |
             if length is not None and length != inputs.shape[in_axis]:
                 raise MXNetValueError(f"unroll: length={length} but the inputs have {inputs.shape[in_axis]} "
                                       f"steps on the {layout!r} time axis (shape {tuple(inputs.shape)})")
+            cls = type(inputs)  # (the steps keep it: mx.nd for 1.x code)
             steps = npx.slice_channel(inputs, axis=in_axis, num_outputs=inputs.shape[in_axis], squeeze_axis=1)
-            inputs = [x if type(x) is type(inputs) else x._view_as(type(inputs)) for x in _as_list(steps)]
+            inputs = [x if type(x) is cls else x._view_as(cls) for x in _as_list(steps)]
     else:
         if not isinstance(inputs, (list, tuple)):
             raise MXNetValueError("unroll: inputs must be an ndarray or a list of ndarrays")
@@ -145,7 +146,7 @@ class RecurrentCell(Block):
                                         use_sequence_length=True, axis=0) for ele in zip(*all_states)]
             outputs = _mask_sequence_variable_length(outputs, length, valid_length, axis, True)
         outputs, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
-        if isinstance(outputs, NDArray) and type(outputs) is not step_cls and step_cls is not None:
+        if step_cls is not None and isinstance(outputs, NDArray) and type(outputs) is not step_cls:
             outputs = outputs._view_as(step_cls)
         return outputs, states
 
@@ -183,6 +184,7 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
         return out[0], out[1:]
 
     def _is_legacy(self) -> bool:
+        """Whether this cell computes through MXNet 1.x's ``hybrid_forward`` (it has no ``forward``)."""
         return type(self).forward is HybridRecurrentCell.forward and hasattr(self, "hybrid_forward")
 
     def _forward_compat(self, inputs: Any, *states: Any, **kwargs: Any) -> tuple:
