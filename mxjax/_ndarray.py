@@ -212,6 +212,10 @@ class NDArray(HostReads, Operators, Writes):
         """The same array as the legacy ``mx.nd.NDArray`` (no copy; same graph entries)."""
         return self._view_as(NDArray)
 
+    def _as_class(self, cls: type) -> "NDArray":
+        """This array as ``cls``: itself if it is one, else a view (:meth:`_view_as`)."""
+        return self if type(self) is cls else self._view_as(cls)
+
     def _view_as(self, cls: type) -> "NDArray":
         lazy = isinstance(self._var, Lazy)
         if self._var is not None and not lazy:

@@ -265,8 +265,8 @@ class Plan:
         diff_positions, target_slots, unreached = self.diff_positions, self.target_slots, ()
         # the nodes a later node differentiates (a read that is not differentiated carries no cotangent)
         read = {self.producer[w[3][i]] for w in self.node_wiring for i in w[1] if w[3][i] >= 0}
-        if not (len(live) == len(recorded) and len(self.nodes) == len(read) + 1 and ct_refs and
-                ct_refs[-1][0] == len(live) - 1 and (len(live) == len(self.nodes) or self._only_adopted(recorded))):
+        # (``live is recorded``: ``_wanted`` kept every step, no node died)
+        if not (live is recorded and len(self.nodes) == len(read) + 1 and ct_refs and ct_refs[-1][0] == len(live) - 1):
             # not every node leads to the last one, which has a cotangent: what do the cotangents reach?
             reached = [False] * len(live)
             producer = [k for k in range(len(live)) for _ in range(starts[k], starts[k + 1])]

@@ -77,14 +77,20 @@ def _placement_error(block: str, inputs: list, n_data: int, params: list) -> MXN
                       "move the inputs (x.as_in_context(device)) or the block (block.reset_device(device))")
 
 
+def _input_arrays(args: tuple) -> tuple[list, Any]:
+    """A call's inputs as the cached op takes them: flat (the arrays of its lists of arrays, an LSTM's
+    states, are inputs of their own; their nesting, or None, is returned beside), other values as
+    arrays; an omitted optional input (None) stays None, part of the signature: ``forward`` sees it."""
+    flat, nesting = flat_inputs(args)
+    return [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in flat], nesting
+
+
 class CachedOp:
     """The cached op of a hybridized block (a base class of ``HybridBlock``)."""
 
     @_config.with_x64  # traces, compiles and runs the graph: 64-bit types on
     def _call_cached(self, *args: Any) -> Any:
-        args, nesting = flat_inputs(args)  # lists of arrays among them (an LSTM's states): their arrays are inputs
-        # an omitted optional input (None) is part of the signature: forward sees it as None
-        arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in args]
+        arrays, nesting = _input_arrays(args)
         training = _config.is_training()
         key = (tuple(None if a is None else (a._data.shape, a._data.dtype) for a in arrays), training)
         if nesting is not None:
@@ -102,7 +108,7 @@ class CachedOp:
             out_cls = type(inputs[0])  # 1.x: mx.nd arrays in, mx.nd arrays out, as run imperatively
         inputs.extend([p._check() for p in entry.params])  # their arrays (initialized: traced already)
         if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager
-            results = tuple(r if type(r) is out_cls else r._view_as(out_cls) for r in entry.segmented(inputs, rng))
+            results = tuple(r._as_class(out_cls) for r in entry.segmented(inputs, rng))
         elif autograd.is_recording() and any(map(_autograd_entry, inputs)):
             # ONE tape node: the compiled program (the key rides along as an input), deferred so that
             # backward can compile forward, loss and VJP together
@@ -214,8 +220,7 @@ class CachedOp:
 
     def infer_type(self, *args: Any) -> None:
         """Set each parameter's dtype to what the graph infers from the inputs' dtypes."""
-        flat, nesting = flat_inputs(args)
-        arrays = [a if a is None or isinstance(a, NDArray) else np_class()._wrap(jnp.asarray(a)) for a in flat]
+        arrays, nesting = _input_arrays(args)
         try:
             symbol, names, named, _ = self._trace(arrays, _config.is_training(), nesting)
         except DeferredInitializationError:  # its own parameters' shapes first, as a call finds them

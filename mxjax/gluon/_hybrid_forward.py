@@ -149,19 +149,26 @@ def trace_symbolic(block: Any, arrays: Sequence, training: bool, nesting: Any = 
     dtypes = {n: a.dtype for n, a in zip(names, present)}
     for name, param in named.items():
         shapes[name], dtypes[name] = tuple(param.data().shape), param.data().dtype
-    data = iter(sym.var(n) for n in names)
-    inputs = [None if a is None else next(data) for a in arrays]
-    token = _build.set(_Build(variables, shapes, dtypes, training))
-    try:
-        out = _symbolic(block, inputs if nesting is None else regroup(inputs, nesting), {})
-    finally:
-        _build.reset(token)
-    outs, multi = flat_outputs(out)
+    outs, multi = _symbolic_outputs(block, arrays, names, nesting, _Build(variables, shapes, dtypes, training))
     for i, o in enumerate(outs):
         if not isinstance(o, Symbol):
             raise MXNetError(f"{type(block).__name__}.hybrid_forward returned {type(o).__name__} as output {i} "
                              "when hybridized; it must return Symbols built with F")
     return (sym.Group(outs) if multi else outs[0]), names, list(named.items()), multi
+
+
+def _symbolic_outputs(block: Any, arrays: Sequence, names: list, nesting: Any, build: _Build) -> tuple:
+    """``hybrid_forward(mx.sym, ...)`` under ``build`` on data variables ``names`` standing for
+    ``arrays`` (regrouped as ``nesting``): its outputs, flat, and multi-output as
+    ``_nesting.flat_outputs`` gives it."""
+    data = iter(sym.var(n) for n in names)
+    inputs = [None if a is None else next(data) for a in arrays]
+    token = _build.set(build)
+    try:
+        out = _symbolic(block, inputs if nesting is None else regroup(inputs, nesting), {})
+    finally:
+        _build.reset(token)
+    return flat_outputs(out)
 
 
 def _symbolic(block: Any, inputs: Sequence, kwargs: dict) -> Any:
@@ -212,14 +219,7 @@ def infer_parameter_shapes(block: Any, args: Sequence) -> None:
     names = input_names(arrays)
     present = [a for a in arrays if a is not None]
     variables = {id(p): sym.var(n, shape=p.shape) for n, p in named.items()}
-    data = iter(sym.var(n) for n in names)
-    token = _build.set(_Build(variables, {}, {}, False))
-    try:
-        inputs = [None if a is None else next(data) for a in arrays]
-        out = _symbolic(block, inputs if nesting is None else regroup(inputs, nesting), {})
-    finally:
-        _build.reset(token)
-    outs, multi = flat_outputs(out)
+    outs, multi = _symbolic_outputs(block, arrays, names, nesting, _Build(variables, {}, {}, False))
     graph = sym.Group(outs) if multi else outs[0]
     given = {n: tuple(a.shape) for n, a in zip(names, present) if n in graph.list_inputs()}
     arg_shapes, _, aux_shapes = graph.infer_shape_partial(**given)

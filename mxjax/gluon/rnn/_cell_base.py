@@ -63,7 +63,7 @@ def _format_sequence(length: int | None, inputs: Any, layout: str, merge: bool |
                                       f"steps on the {layout!r} time axis (shape {tuple(inputs.shape)})")
             cls = type(inputs)  # (the steps keep it: mx.nd for 1.x code)
             steps = npx.slice_channel(inputs, axis=in_axis, num_outputs=inputs.shape[in_axis], squeeze_axis=1)
-            inputs = [x if type(x) is cls else x._view_as(cls) for x in _as_list(steps)]
+            inputs = [x._as_class(cls) for x in _as_list(steps)]
     else:
         if not isinstance(inputs, (list, tuple)):
             raise MXNetValueError("unroll: inputs must be an ndarray or a list of ndarrays")
@@ -146,8 +146,8 @@ class RecurrentCell(Block):
                                         use_sequence_length=True, axis=0) for ele in zip(*all_states)]
             outputs = _mask_sequence_variable_length(outputs, length, valid_length, axis, True)
         outputs, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
-        if step_cls is not None and isinstance(outputs, NDArray) and type(outputs) is not step_cls:
-            outputs = outputs._view_as(step_cls)
+        if step_cls is not None and isinstance(outputs, NDArray):
+            outputs = outputs._as_class(step_cls)
         return outputs, states
 
     def _get_activation(self, inputs: Any, activation: Any, **kwargs: Any) -> Any:
