@@ -3,8 +3,8 @@
 Run with the reference MXNet 2.0 Python (``python tools/make_symbol_fixtures.py``).  Each case is
 Python source run with ``mx`` bound to the library, ``a``/``b``/``c`` variables of legacy
 semantics and ``na``/``nb``/``nc`` of NumPy semantics; it leaves its graph in ``out``.  The file
-keeps the source next to the nodes (op, name, attributes), so the test runs the same source
-through mxjax and compares.  Each case runs in a fresh name manager.
+keeps the source next to the nodes (op, name, attributes) and the class of ``out`` (``Symbol``, or
+``_Symbol`` for NumPy semantics), so the test runs the same source through mxjax and compares.  Each case runs in a fresh name manager.
 """
 from __future__ import annotations
 
@@ -48,6 +48,26 @@ CASES = {
     "add_n": "out = mx.sym.add_n(a, b, c)",
     "concat": "out = mx.sym.concat(a, b, dim=0)",
     "sparse_dot": "out = mx.sym.sparse.dot(a, b)",
+    # a NumPy-semantics symbol's operators write NumPy ops, named after them (and stay NumPy symbols)
+    "np_operator_add": "out = na + nb",
+    "np_operator_multiply_scalar": "out = na * 2",
+    "np_operator_subtract": "out = na - nb",
+    "np_operator_true_divide": "out = na / nb",
+    "np_operator_power_scalar": "out = na ** 2",
+    "np_operator_negative": "out = -na",
+    "np_operator_equal": "out = na == nb",
+    "np_operator_greater_scalar": "out = na > 1",
+    "np_as_nd_ndarray": "out = (na + nb).as_nd_ndarray() * 2.5",
+    # mx.sym.np nodes are named after the op written, less its _npi_ prefix
+    "np_add": "out = mx.sym.np.add(na, nb)",
+    "np_multiply_scalar": "out = mx.sym.np.multiply(na, 2)",
+    "np_exp": "out = mx.sym.np.exp(na)",
+    "np_sqrt": "out = mx.sym.np.sqrt(mx.sym.np.abs(na))",
+    # legacy nodes are named after the function called, an alias included
+    "split": "out = mx.sym.split(a, num_outputs=2, axis=1)",
+    "slice_channel": "out = mx.sym.SliceChannel(a, num_outputs=2)",
+    "swapaxes": "out = mx.sym.swapaxes(a, dim1=0, dim2=1)",
+    "swap_axis": "out = mx.sym.SwapAxis(a, dim1=0, dim2=1)",
     # attributes: AttrScope, hidden keys, variables made for missing inputs inherit the op's attributes
     "attr_scope": "\n".join([
         "with mx.AttrScope(ctx_group='stage1', __mood__='x'):",
@@ -73,7 +93,7 @@ def main() -> None:
             scope = {"mx": mx, **{v: mx.sym.var(v) for v in "abc"},
                      **{f"n{v}": mx.sym.var(v).as_np_ndarray() for v in "abc"}}
             exec(source, scope)  # noqa: S102  (our own case source)
-            found[name] = {"code": source, "nodes": nodes(scope["out"])}
+            found[name] = {"code": source, "nodes": nodes(scope["out"]), "kind": type(scope["out"]).__name__}
     path = pathlib.Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "symbol_api" / "graphs.json"
     path.write_text(json.dumps({"mxnet": mx.__version__, "cases": found}, indent=1, sort_keys=True) + "\n")
     print(f"wrote {len(found)} cases to {path}")

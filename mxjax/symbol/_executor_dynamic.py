@@ -42,7 +42,8 @@ class _SegmentedRun:
         for name, value in zip(graph.aux_names, results[n_out:]):
             self.aux_dict[name]._write(value.to_jax())
         self._seg_inputs = dict(zip(self.arg_names, arrays)) if recording else None
-        self.outputs = list(results[:n_out])
+        cls = self._output_class()
+        self.outputs = [r._as_class(cls) for r in results[:n_out]]
         return self.outputs
 
     def _backward_segmented(self, out_grads: Any) -> None:

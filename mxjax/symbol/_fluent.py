@@ -25,25 +25,33 @@ _EXTRA = {"reshape": "reshape", "reshape_like": "reshape_like", "transpose": "tr
 
 def _method(method: str, function: str) -> Callable[..., Any]:
     def fluent(self: Symbol, *args: Any, **kwargs: Any) -> Any:
-        return getattr(_op, function)(self, *args, **kwargs)
+        return _kept_kind(self, getattr(_op, function)(self, *args, **kwargs))
     fluent.__name__ = fluent.__qualname__ = method
     fluent.__doc__ = f"``mx.sym.{function}(self, ...)`` as a method."
     return fluent
 
 
+def _kept_kind(self: Symbol, result: Any) -> Any:
+    """``result`` as a symbol of ``self``'s semantics (a NumPy symbol's method gives a NumPy symbol,
+    whose executors give ``mx.np`` arrays; the node is the ``mx.sym`` op all the same)."""
+    if self._np and isinstance(result, Symbol) and not result._np:
+        return type(self)(result._outputs)
+    return result
+
+
 def _flatten(self: Symbol, inplace: bool = False, **kwargs: Any) -> Any:
     """``mx.sym.flatten(self)``; ``inplace`` is accepted and ignored, as in MXNet."""
-    return _op.flatten(self, **kwargs)
+    return _kept_kind(self, _op.flatten(self, **kwargs))
 
 
 def _expand_dims(self: Symbol, axis: int, inplace: bool = False, **kwargs: Any) -> Any:
     """``mx.sym.expand_dims(self, axis=axis)``; ``inplace`` is accepted and ignored, as in MXNet."""
-    return _op.expand_dims(self, axis=axis, **kwargs)
+    return _kept_kind(self, _op.expand_dims(self, axis=axis, **kwargs))
 
 
 def _diag(self: Symbol, k: int = 0, **kwargs: Any) -> Any:
     """``mx.sym.diag(self, k)``."""
-    return _op.diag(self, k, **kwargs)
+    return _kept_kind(self, _op.diag(self, k, **kwargs))
 
 
 def _value_method(name: str) -> Callable[..., Any]:

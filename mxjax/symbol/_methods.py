@@ -13,7 +13,7 @@ from ..base import MXNetError, encode_attr
 from ..subgraph import get_backend, partition
 from ._split import split_v2_method
 from ..graph.interpret import CONSTANTS, node_op
-from .symbol import Symbol
+from .symbol import Symbol, _Symbol
 
 
 def debug_str(self: Symbol) -> str:
@@ -63,14 +63,14 @@ def gradient(self: Symbol, wrt: list[str]) -> Symbol:
 
 
 def as_np_ndarray(self: Symbol) -> Symbol:
-    """The same graph as a symbol of NumPy semantics.  mxjax has one Symbol class (the function
-    namespace, ``mx.sym.np`` or ``mx.sym``, picks the semantics), so this is a new handle."""
-    return type(self)(list(self._outputs))
+    """The same graph as a symbol of NumPy semantics (``symbol._Symbol``): a new handle on the same
+    outputs, whose operators build NumPy ops and whose executors give ``mx.np`` arrays."""
+    return _Symbol(list(self._outputs))
 
 
 def as_nd_ndarray(self: Symbol) -> Symbol:
     """The same graph as a legacy symbol; a new handle on the same outputs (see ``as_np_ndarray``)."""
-    return type(self)(list(self._outputs))
+    return Symbol(list(self._outputs))
 
 
 def _handle(self: Symbol) -> list:

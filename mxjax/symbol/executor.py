@@ -39,7 +39,7 @@ from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..device import Device
 from ..dynamic import has_dynamic_ops
 from .._ndarray import NDArray, array, device_copy
-from .._invoke import default_class as _default_class
+from .._invoke import np_class
 from ..graph import bulk as _bulk
 from ..graph.interpret import graph_function, node_op
 from ._executor_donation import _Donation
@@ -89,7 +89,7 @@ def _as_array(value: Any, name: str) -> NDArray:
     if isinstance(value, NDArray):
         return value
     try:
-        return array(onp.asarray(value), cls=_default_class())
+        return array(onp.asarray(value), cls=NDArray)
     except Exception:
         raise MXNetValueError(f"bind: {name} must be an array, got {type(value).__name__}") from None
 
@@ -285,9 +285,15 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
             for name, value in updates.items():
                 if name in self.aux_dict:
                     self._own(name, value, name in donated)
-        cls = _default_class()
+        cls = self._output_class()
         self.outputs = [cls._wrap(o) for o in outs]
         return self.outputs
+
+    def _output_class(self) -> type:
+        """``mx.np.ndarray`` for a symbol of NumPy semantics (``mx.sym.np``, ``as_np_ndarray``), else
+        the legacy ``NDArray``, as MXNet 2.0's executor gives them (and 1.9.1's, whose symbols are all
+        legacy), whether NumPy semantics are on or not."""
+        return np_class() if self._symbol._np else NDArray
 
     @_config.with_x64
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
@@ -356,7 +362,7 @@ def allocate_and_bind(symbol: Any, ctx: Device, grad_req: Any, type_dict: dict, 
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     if arg_shapes is None:
         raise MXNetValueError(f"simple_bind: cannot infer all argument shapes from {shapes}; give more shapes")
-    cls = _default_class()
+    cls = NDArray  # MXNet allocates legacy arrays, whatever the symbol
     # parameters take the dtypes inference gives them (float16 data: float16 weights, as in MXNet);
     # auxiliary states stay float32 unless given, as MXNet keeps BatchNorm's statistics
     inferred = {}

@@ -9,7 +9,7 @@ from .._frontend import make_function
 from ..operator import OPS
 from . import numpy_linalg as linalg
 from . import numpy_random as random
-from .symbol import Symbol, symbol_function
+from .symbol import Symbol, _Symbol, symbol_function  # noqa: F401  (_Symbol: MXNet's class here)
 
 sys.modules.setdefault(f"{__name__}.linalg", linalg)  # ``import mxjax.symbol.numpy.linalg``, as in MXNet
 sys.modules.setdefault(f"{__name__}.random", random)

@@ -39,11 +39,17 @@ from ..graph.interpret import CONSTANTS
 
 __all__ = ["Symbol", "var", "Variable", "Group", "symbol_function"]
 
+# MXNet 2.0's NumPy ops for the operators of a NumPy-semantics symbol, where the name differs
+_NUMPY_OPERATORS = {"broadcast_equal": "equal", "broadcast_not_equal": "not_equal", "broadcast_greater": "greater",
+                    "broadcast_greater_equal": "greater_equal", "broadcast_lesser": "less",
+                    "broadcast_lesser_equal": "less_equal"}
+
 
 class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
     """One or more outputs of a graph (``mx.sym.Symbol``)."""
 
     __slots__ = ("_outputs", "__weakref__")
+    _np = False  # NumPy semantics (see _Symbol): its operators build NumPy ops, its executors give mx.np arrays
 
     def __init__(self, outputs: list[Entry]) -> None:
         self._outputs = list(outputs)
@@ -62,7 +68,7 @@ class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
         return len(self._outputs)
 
     def __iter__(self) -> Iterator["Symbol"]:
-        return (Symbol([e]) for e in self._outputs)
+        return (type(self)([e]) for e in self._outputs)
 
     def __getitem__(self, index: int | str) -> "Symbol":
         if isinstance(index, str):
@@ -72,7 +78,7 @@ class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
             index = names.index(index)
         if not -len(self._outputs) <= index < len(self._outputs):
             raise IndexError(f"Symbol output index {index} out of range for {len(self._outputs)} outputs")
-        return Symbol([self._outputs[index]])
+        return type(self)([self._outputs[index]])
 
     def get_internals(self) -> "Symbol":
         """Every output of every node, in topological order (``sym.get_internals()['fc1_output']``)."""
@@ -84,7 +90,7 @@ class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
     def get_children(self) -> "Symbol | None":
         """The inputs of this symbol's (single) head node, or None for a variable."""
         node = self._outputs[0][0]
-        return Symbol(list(node.inputs)) if node.inputs else None
+        return type(self)(list(node.inputs)) if node.inputs else None
 
     # -- composition ------------------------------------------------------------------
     def __call__(self, *args: "Symbol", **kwargs: "Symbol") -> "Symbol":
@@ -115,7 +121,7 @@ class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
                          for n, i in self._outputs]
 
     def __deepcopy__(self, memo: dict) -> "Symbol":
-        return Symbol(copy_graph(self._outputs))
+        return type(self)(copy_graph(self._outputs))
 
     def __copy__(self) -> "Symbol":
         return self.__deepcopy__({})
@@ -155,6 +161,9 @@ class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
         return _operator("power", other, self)
 
     def __neg__(self) -> "Symbol":
+        if self._np:
+            with building(None, None, legacy=False) as builder:
+                return builder.invoke(get_op("negative"), [self], None, None)
         return _operator("multiply", self, -1.0)
 
     def __eq__(self, other: Any) -> "Symbol":  # type: ignore[override]
@@ -195,6 +204,16 @@ class Symbol(_GraphViews, _InferMethods, _ProgramMethods):
         for prop in get_backend(backend):
             outputs = partition(outputs, prop(**kwargs))
         return type(self)(outputs)
+
+class _Symbol(Symbol):
+    """A symbol of NumPy semantics, as MXNet 2.0's ``mxnet.symbol.numpy._Symbol``: what ``mx.sym.np``
+    and ``mx.sym.npx`` functions and ``as_np_ndarray`` give.  Its operators build NumPy ops (``a * 2``
+    is ``_npi_multiply_scalar``, ``a == b`` is ``_npi_equal``), and an executor bound to it gives
+    ``mx.np`` arrays, where a legacy ``Symbol``'s gives ``mx.nd`` arrays (MXNet 2.0 and 1.9.1 alike)."""
+
+    __slots__ = ()
+    _np = True
+
 
 def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float | None = None,
         wd_mult: float | None = None, dtype: Any = None, init: Any = None, stype: Any = None,
@@ -261,19 +280,22 @@ class _Builder:
         written = self.json_override
         twin = scalar_twin(op, [x if not isinstance(x, Symbol) else None for x in inputs], self.legacy) \
             if constants and entries else None
+        hint = self.hint
         if twin is not None:  # x * 2.5 is written as MXNet's scalar op (_mul_scalar / _npi_multiply_scalar)
             op, params, constants, written = twin[0], twin[1], [], None
+            if not self.legacy:  # and named after it (multiply_scalar0), as MXNet 2 names NumPy ops
+                hint = None
         if op.variadic and "num_args" in op.params and params.get("num_args") is None:
             params["num_args"] = len(entries) + len(constants)  # MXNet writes the count (add_n, Concat)
         if constants:
             params[CONSTANTS] = tuple(constants)
             written = None
         written = written or json_name(op)
-        name = self.name or auto_name(self.hint or name_hint(written))
+        name = self.name or auto_name(hint or name_hint(written))
         node = Node(written, name, params=params, attrs=_attrs.creation_attrs(self.attr),
                     inputs=entries, num_outputs=max(1, op.count_outputs(params)))
         apply_init_hints([node])
-        return Symbol([(node, i) for i in range(node.num_outputs)])  # one Symbol, as in MXNet
+        return (Symbol if self.legacy else _Symbol)([(node, i) for i in range(node.num_outputs)])  # one, as MXNet
 
     def on_write(self, array: Any) -> None:
         raise MXNetError("symbols are immutable")
@@ -308,10 +330,11 @@ def symbol_function(front: Callable, legacy: bool = True, write_as: str | None =
     positional = list(getattr(front, "positional", ()))
     renames = getattr(front, "keywords", {})
 
+    # nodes are named after the function called (mx.sym.split: split0, mx.sym.np.abs: abs0), as MXNet
+    # names them (but NumPy ops written as a scalar twin: see _Builder.invoke)
+    hint = name_hint(write_as or front.__name__)
+
     def function(*args: Any, name: str | None = None, attr: dict | None = None, **kwargs: Any) -> Any:
-        written = write_as or (front.__name__ if legacy and (
-            front.__name__ == op.name or front.__name__ in op.aliases) else json_name(op))
-        name = name or auto_name(name_hint(written))
         made = []
         if variables and not op.variadic:
             given = set(positional[:len(args)]) | {renames.get(k, k) for k in kwargs}
@@ -319,9 +342,11 @@ def symbol_function(front: Callable, legacy: bool = True, write_as: str | None =
                 if input_name in given or input_name == "key":
                     continue
                 if _needs_variable(op, input_name, {**kwargs}):
+                    name = name or auto_name(hint)  # (the variables' prefix)
                     kwargs[input_name] = var(f"{name}_{input_name}")
                     made.append(kwargs[input_name]._outputs[0][0])
         with building(name, attr, legacy) as builder:
+            builder.hint = hint
             if write_as:
                 builder.json_override = write_as
             elif legacy and (front.__name__ == op.name or front.__name__ in op.aliases):
@@ -350,12 +375,15 @@ def _needs_variable(op: OpDef, input_name: str, kwargs: dict) -> bool:
 
 
 def _operator(name: str, lhs: Any, rhs: Any) -> Symbol:
-    """``lhs <op> rhs`` as a node: a broadcast op for two symbols, a scalar twin with a number."""
-    op = get_op(name)
-    with building(None, None, legacy=True) as builder:
-        builder.json_override = _BROADCAST_NAMES.get(name)
-        if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):  # scalar twins keep their own hint
-            builder.hint = _OPERATOR_HINTS.get(name)
+    """``lhs <op> rhs`` as a node: a broadcast op for two symbols, a scalar twin with a number; with
+    a NumPy-semantics symbol, MXNet 2.0's NumPy op (``_npi_add``, ``_npi_multiply_scalar``)."""
+    numpy = getattr(lhs, "_np", False) or getattr(rhs, "_np", False)
+    op = get_op(_NUMPY_OPERATORS.get(name, name) if numpy else name)
+    with building(None, None, legacy=not numpy) as builder:
+        if not numpy:
+            builder.json_override = _BROADCAST_NAMES.get(name)
+            if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):  # scalar twins keep their own hint
+                builder.hint = _OPERATOR_HINTS.get(name)
         return builder.invoke(op, [lhs, rhs], None, None)
 
 

@@ -388,3 +388,44 @@ def test_mxnet2_underscore_bind_names():
     onp.testing.assert_allclose(out.forward()[0].asnumpy(), [3.0, 5.0, 7.0])
     bound = (a * 2)._bind(mx.cpu(), {"a": mx.nd.array([1.0, 4.0])})
     onp.testing.assert_allclose(bound.forward()[0].asnumpy(), [2.0, 8.0])
+
+
+# ----------------------------------------------------------------------------- array classes
+
+def _kinds(symbol, np_inputs):
+    """The classes an executor of ``symbol`` (on ``a``) gives: bind's outputs, eval's, and
+    simple_bind's argument and outputs, each as 'np' or 'nd'."""
+    def kind(x):
+        return "np" if isinstance(x, mx.np.ndarray) else "nd" if isinstance(x, mx.nd.NDArray) else type(x)
+    value = (mx.np if np_inputs else mx.nd).array([1.0, 2.0])
+    bound = symbol.bind(mx.cpu(), {"a": value}).forward()
+    evaluated = symbol.eval(mx.cpu(), a=value)
+    allocated = symbol.simple_bind(mx.cpu(), a=(2,))
+    return [kind(bound[0]), kind(evaluated[0]), kind(allocated.arg_dict["a"]), kind(allocated.forward()[0])]
+
+
+@pytest.mark.parametrize("np_mode", [False, True])
+def test_executors_give_arrays_of_the_symbols_semantics(np_mode):
+    """As MXNet 2.0.0b1 gives them, with NumPy semantics on or off (checked there): a legacy symbol's
+    executor gives mx.nd arrays (as 1.9.1's, whose symbols are all legacy), a NumPy symbol's
+    (mx.sym.np, as_np_ndarray, the operators and methods of one) mx.np arrays; simple_bind allocates
+    mx.nd arrays either way.  1.x code after an executor keeps its meaning (``out.reshape((0, -1))``)."""
+    a = mx.sym.var("a")
+    with mx.util.np_array(np_mode):
+        assert _kinds(a * 2, np_mode) == ["nd", "nd", "nd", "nd"]
+        assert _kinds(mx.sym.FullyConnected(a.reshape((1, 2)), num_hidden=1, no_bias=True,
+                                            weight=mx.sym.ones((1, 2))), np_mode) == ["nd", "nd", "nd", "nd"]
+        na = a.as_np_ndarray()
+        for numpy_symbol in (mx.sym.np.multiply(na, 2), na * 2, -na, (na + na).sum(), na.as_nd_ndarray().as_np_ndarray()):
+            assert type(numpy_symbol).__name__ == "_Symbol"
+            assert _kinds(numpy_symbol, np_mode) == ["np", "np", "nd", "np"]
+        assert _kinds((na * 2).as_nd_ndarray(), np_mode) == ["nd", "nd", "nd", "nd"]
+    out = (a * 2).bind(mx.cpu(), {"a": mx.nd.array([[1.0, 2.0], [3.0, 4.0]])}).forward()[0]
+    assert out.reshape((0, -1)).shape == (2, 2)  # the legacy reshape code: 0 copies the dimension
+    onp.testing.assert_allclose(out.argmax(axis=1).asnumpy(), [1.0, 1.0])
+    assert out.argmax(axis=1).dtype == onp.float32  # legacy argmax gives floats; np's gives int64
+    masked = mx.sym.contrib.boolean_mask(a, mx.sym.var("m"))  # a dynamic-shape graph, run in segments
+    for symbol, want in ((masked, mx.nd.NDArray), (masked.as_np_ndarray(), mx.np.ndarray)):
+        out = symbol.bind(mx.cpu(), {"a": mx.nd.array([1.0, 2.0, 3.0]), "m": mx.nd.array([1, 0, 1])}).forward()[0]
+        assert type(out) is want
+        onp.testing.assert_allclose(out.asnumpy(), [1.0, 3.0])

@@ -1,5 +1,6 @@
-"""Graphs built with mx.sym.random, mx.sym.npx, mx.sym.sparse, variadic ops and AttrScope write the
-nodes MXNet 2.0 writes for the same source (fixtures by tools/make_symbol_fixtures.py)."""
+"""Graphs built with mx.sym.random, mx.sym.npx, mx.sym.np, the operators of NumPy symbols, legacy
+aliases, mx.sym.sparse, variadic ops and AttrScope write the nodes MXNet 2.0 writes for the same
+source, and are symbols of the same semantics (fixtures by tools/make_symbol_fixtures.py)."""
 import json
 import pathlib
 
@@ -25,4 +26,6 @@ def _run(source):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_graph_json_matches_mxnet(case):
-    assert _nodes(_run(CASES[case]["code"])) == CASES[case]["nodes"]
+    out = _run(CASES[case]["code"])
+    assert _nodes(out) == CASES[case]["nodes"]
+    assert type(out).__name__ == CASES[case]["kind"]  # NumPy semantics or legacy, as MXNet's class says
