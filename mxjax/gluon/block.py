@@ -252,7 +252,7 @@ class Block(ParameterFiles):
         lines = [f"{type(self).__name__}("]
         for name, child in self._children.items():
             lines.append("  (" + name + "): " + repr(child).replace("\n", "\n  "))
-        return "\n".join(lines) + "\n)" if self._children else f"{type(self).__name__}()"
+        return "\n".join(lines) + "\n)" if self._children else f"{type(self).__name__}(\n\n)"  # (MXNet's, empty)
 
 
 

@@ -71,8 +71,7 @@ class Dense(HybridBlock):
 
     def __repr__(self) -> str:
         shape = self.weight.shape
-        return f"Dense({shape[1] if shape[1] else None} -> {self._units}, " \
-               f"{'linear' if self.act is None else self.act._act_type})"
+        return f"Dense({shape[1] if shape[1] else None} -> {self._units}, {self.act or 'linear'})"
 
 
 class Activation(HybridBlock):
@@ -99,12 +98,18 @@ class Dropout(HybridBlock):
     def forward(self, x: Any) -> Any:
         return npx.dropout(x, p=self._rate, axes=self._axes) if self._rate > 0 else x
 
+    def __repr__(self) -> str:
+        return f"Dropout(p = {self._rate}, axes={self._axes})"
+
 
 class Flatten(HybridBlock):
     """Collapse all but the first axis."""
 
     def forward(self, x: Any) -> Any:
         return npx.batch_flatten(x)  # the Flatten op, as MXNet 2.0: exported graphs keep the batch size free
+
+    def __repr__(self) -> str:
+        return "Flatten"  # (no parentheses: MXNet's)
 
 
 class Identity(HybridBlock):
@@ -124,6 +129,9 @@ class Lambda(Block):
     def forward(self, *args: Any) -> Any:
         return self._function(*args)
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({getattr(self._function, '__name__', self._function)})"
+
 
 class HybridLambda(HybridBlock):
     """A HybridBlock around a function of ``mx.np`` ops (or the name of one)."""
@@ -134,3 +142,6 @@ class HybridLambda(HybridBlock):
 
     def forward(self, *args: Any) -> Any:
         return self._function(*args)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({getattr(self._function, '__name__', self._function)})"

@@ -96,8 +96,16 @@ class _Conv(HybridBlock):
         shape = self.weight.shape
         cin = shape[0] if self._transpose else shape[-1 if self._channel_last else 1]
         cin = (cin if self._transpose else cin * self._groups) if cin > 0 else (cin or None)  # (-1: not known)
-        return (f"{type(self).__name__}({cin} -> {self._channels}, kernel_size={self._kernel}, "
-                f"stride={self._strides})")
+        text = f"{type(self).__name__}({cin} -> {self._channels}, kernel_size={self._kernel}, stride={self._strides}"
+        n = len(self._kernel)  # then what differs from the defaults, as MXNet lists it
+        for label, value, default in (("padding", self._padding, (0,) * n), ("dilation", self._dilation, (1,) * n),
+                                      ("output_padding", self._adj if self._transpose else None, (0,) * n),
+                                      ("groups", self._groups, 1)):
+            if value is not None and value != default:
+                text += f", {label}={value}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text + (f", {self.act})" if self.act is not None else ")")
 
 
 class Conv1D(_Conv):
@@ -163,10 +171,11 @@ class _Pooling(HybridBlock):
         return npx.pooling(x, **params)
 
     def __repr__(self) -> str:
-        if self._global:
-            return f"{type(self).__name__}(layout={self._layout})"
-        return (f"{type(self).__name__}(size={self._kernel}, stride={self._strides}, padding={self._padding}, "
-                f"ceil_mode={self._ceil_mode})")
+        n = len(self._layout) - 2
+        size, stride, pad, ceil = ((1,) * n, (1,) * n, (0,) * n, True) if self._global else (
+            self._kernel, self._strides, self._padding, self._ceil_mode)
+        return (f"{type(self).__name__}(size={size}, stride={stride}, padding={pad}, ceil_mode={ceil}, "
+                f"global_pool={self._global}, pool_type={self._pool_type}, layout={self._layout})")
 
 
 def _pool_class(name: str, n: int, layouts: tuple, pool_type: str, is_global: bool, doc: str) -> type:
@@ -221,5 +230,3 @@ class ReflectionPad2D(HybridBlock):
         pairs = tuple(self._padding[i:i + 2] for i in range(0, 8, 2))
         return np.pad(x, pairs, mode="reflect")
 
-    def __repr__(self) -> str:
-        return f"ReflectionPad2D(padding={self._padding})"

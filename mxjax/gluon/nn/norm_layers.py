@@ -40,8 +40,13 @@ class _ScaleShift(HybridBlock):
         for param in self._reg_params.values():
             param.shape = (channels,)
 
+    def _described(self) -> dict:
+        """What ``repr`` lists before ``in_channels``, in MXNet's order (its ``_kwargs``)."""
+        return {"eps": self._epsilon, "axis": self._axis, "center": self._center, "scale": self._scale}
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(axis={self._axis}, in_channels={self.gamma.shape[0] or None})"
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._described().items())
+        return f"{type(self).__name__}({fields}, in_channels={self.gamma.shape[0] or None})"
 
 
 class BatchNorm(_ScaleShift):
@@ -77,6 +82,10 @@ class BatchNorm(_ScaleShift):
                       use_global_stats=self._use_global_stats, axis=self._axis)
         return npx.batch_norm(*inputs, **params)
 
+    def _described(self) -> dict:
+        return {"axis": self._axis, "eps": self._epsilon, "momentum": self._momentum, "fix_gamma": not self._scale,
+                "use_global_stats": self._use_global_stats}
+
 
 class BatchNormReLU(BatchNorm):
     """``relu(BatchNorm(x))``: batch normalization followed by a ReLU (MXNet fuses the two into one
@@ -106,6 +115,11 @@ class SyncBatchNorm(BatchNorm):
                          in_channels, **kwargs)
         self._num_devices = num_devices or 1
 
+    def _described(self) -> dict:  # (MXNet also lists the random key it names the devices' exchange by)
+        described = super()._described()
+        del described["axis"]
+        return {**described, "ndev": self._num_devices}
+
 
 class LayerNorm(_ScaleShift):
     """Normalize along ``axis`` (default the last), then scale by gamma and shift by beta."""
@@ -132,6 +146,9 @@ class GroupNorm(_ScaleShift):
     def forward(self, x: Any) -> Any:
         return npx.group_norm(x, self.gamma.data(), self.beta.data(), num_groups=self._num_groups,
                               eps=self._epsilon)
+
+    def _described(self) -> dict:
+        return {"eps": self._epsilon, "num_groups": self._num_groups, "center": self._center, "scale": self._scale}
 
 
 class InstanceNorm(_ScaleShift):
