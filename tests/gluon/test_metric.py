@@ -160,3 +160,17 @@ def test_check_label_shapes_and_threshold():
     assert M.predict_with_threshold(onp.array([0.2, 0.7]), 0.5).tolist() == [False, True]
     out = M.predict_with_threshold(onp.array([[0.2, 0.7]]), mx.np.array([0.1, 0.8]))
     assert onp.asarray(out).tolist() == [[True, False]]
+
+
+@pytest.mark.parametrize("cls", [M.CrossEntropy, M.Perplexity])
+def test_cross_entropy_eps_is_checked(cls):
+    """MXNet 2.0's first argument is eps; 1.x's Perplexity(None) meant ignore_label.  Given None (or a
+    negative number, or text) the floor of the log would be nan: a clear error names the argument instead
+    (MXNet 2.0 fails deep in its C++ for None)."""
+    for bad in (None, -1.0, "x", True):
+        with pytest.raises(mx.base.MXNetValueError, match="eps"):
+            cls(bad)
+    metric = cls(ignore_label=None)
+    metric.update(mx.nd.array([0, 1, 2]), mx.nd.array([[0.2, 0.5, 0.3], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]]))
+    nll = -onp.log([0.2, 0.8, 0.4]).mean()
+    assert metric.get()[1] == pytest.approx(nll if cls is M.CrossEntropy else math.exp(nll), rel=1e-6)

@@ -11,7 +11,7 @@ import math
 import numpy as _onp
 
 from ..._ndarray import NDArray
-from ...base import MXNetError
+from ...base import MXNetError, MXNetValueError
 from ._base import _NAN, EvalMetric, _as_list, _host, _paired, alias, check_label_shapes, register
 
 
@@ -130,6 +130,10 @@ class CrossEntropy(EvalMetric):
     def __init__(self, eps=1e-12, ignore_label=None, axis=-1, from_logits=False, name='cross-entropy',
                  output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
+        if isinstance(eps, bool) or not isinstance(eps, (int, float, _onp.floating)) or not eps >= 0:
+            # (a 1.x call Perplexity(None) meant ignore_label: MXNet 2.0 fails obscurely, the floor would be nan)
+            raise MXNetValueError(f"{type(self).__name__}: eps (the first argument) must be a number >= 0, got "
+                                  f"{eps!r}; give 1.x's first argument by name (ignore_label={eps!r})")
         self.ignore_label, self.axis = ignore_label, axis
         self.from_logits, self.eps = from_logits, eps
 
