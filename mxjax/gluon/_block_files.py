@@ -19,6 +19,7 @@ from ..device import Device, current_device
 from ..ndarray._io import load, save
 from ..serialization import file_label, reading
 from ._model_io import load_model, save_model
+from .parameter import _ValuesMismatch
 
 __all__ = ["ParameterFiles"]
 
@@ -31,16 +32,12 @@ def _load_device(caller: str, name: str, param: Any, device: Any) -> Device | No
     device = device[0] if isinstance(device, (list, tuple)) else device
     if param._data is not None:
         if device is not None and device.jax_device != param._data._where():
-            raise _LoadMismatch(f"{caller}: failed to load parameter {name!r} on {device} because it was "
+            raise _ValuesMismatch(f"{caller}: failed to load parameter {name!r} on {device} because it was "
                                 f"previously initialized on {param._data.device}")
         return None
     if device is None and param._deferred is not None:
         return param.list_device()[0]  # (the current device where the deferred one named none)
     return device if device is not None else current_device()
-
-
-class _LoadMismatch(MXNetError, AssertionError):
-    """A saved parameter whose shape or dtype does not fit: MXNet 2.0 raises AssertionError here."""
 
 
 class ParameterFiles:
@@ -95,7 +92,7 @@ class ParameterFiles:
         params = self.collect_params()
         missing = [n for n in params if n not in loaded]
         if missing and not allow_missing:
-            raise MXNetError(f"{caller}: {source} has no values for parameters {missing} of "
+            raise _ValuesMismatch(f"{caller}: {source} has no values for parameters {missing} of "
                              f"{type(self).__name__}; pass allow_missing=True to keep their current values")
         extra = [n for n in loaded if n not in params]
         if extra and not ignore_extra:
@@ -109,10 +106,10 @@ class ParameterFiles:
             saved = onp.dtype(value.dtype)  # before any conversion (jnp.asarray would narrow float64)
             value = value if isinstance(value, NDArray) else np_class()._wrap(jnp.asarray(value, saved))
             if param.shape is not None and all(d > 0 for d in param.shape) and tuple(param.shape) != value.shape:
-                raise _LoadMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} has shape "
+                raise _ValuesMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} has shape "
                                     f"{param.shape}, {source} has {value.shape}")
             if saved != onp.dtype(param.dtype) and not cast_dtype:  # MXNet 2.0 refuses too (AssertionError)
-                raise _LoadMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} is "
+                raise _ValuesMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} is "
                                     f"{onp.dtype(param.dtype).name}, {source} holds {saved.name}; pass "
                                     "cast_dtype=True to convert it (dtype_source='current' keeps the "
                                     "parameter's dtype, 'saved' takes the file's)")

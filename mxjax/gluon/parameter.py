@@ -38,6 +38,11 @@ def _known(shape: tuple | None) -> bool:
 _DEFERRED_INIT = threading.Lock()
 
 
+class _ValuesMismatch(MXNetValueError, AssertionError):
+    """Values that do not fit a parameter (``set_data`` with another shape, a file's value of another
+    shape or dtype, or none for it): MXNet asserts there, so this is an ``AssertionError`` too."""
+
+
 class Parameter:
     """A block's learnable (or fixed) array.
 
@@ -220,7 +225,7 @@ class Parameter:
             self._attach(_default_class()._wrap(device_copy(values, self.dtype)))
             return
         if tuple(values.shape) != self._data.shape:
-            raise MXNetValueError(f"Parameter {self.name!r}: set_data with shape {tuple(values.shape)}, "
+            raise _ValuesMismatch(f"Parameter {self.name!r}: set_data with shape {tuple(values.shape)}, "
                                   f"expected {self._data.shape}")
         # (onto the parameter's own device)
         self._data._set_data(device_copy(values, self._data.dtype, self._data._where()))

@@ -87,6 +87,18 @@ def test_load_dict_follows_the_same_policy():
     onp.testing.assert_array_equal(net.weight.data().asnumpy(), W64)
 
 
+def test_missing_values_and_set_data_of_another_shape_are_assertion_errors_as_in_mxnet():
+    """MXNet 2.0 asserts for a dict without a parameter's value (load_dict) and for set_data with another
+    shape (checked there): the errors are AssertionErrors as well as MXNetErrors (ValueErrors)."""
+    with pytest.raises(AssertionError, match=r"no values for parameters \['bias'\]") as info:
+        _net(in_units=4).load_dict({"weight": onp.ones((3, 4), "float32")})
+    assert isinstance(info.value, MXNetError) and isinstance(info.value, ValueError)
+    net = _net(in_units=4)
+    with pytest.raises(AssertionError, match=r"set_data with shape \(4, 4\), expected \(3, 4\)"):
+        net.weight.set_data(mx.np.zeros((4, 4)))
+    onp.testing.assert_array_equal(net.weight.data().asnumpy(), onp.full((3, 4), 5.0))  # unchanged
+
+
 def test_shape_mismatch_names_the_file(tmp_path):
     path = str(tmp_path / "p.params")
     _net(in_units=5).save_parameters(path)
