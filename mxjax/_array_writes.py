@@ -43,6 +43,7 @@ class Writes:
     """In-place writes and indexing; the array class supplies ``_data``, ``_var``, ``to_jax``."""
 
     __slots__ = ()
+    _float_index_arrays = True  # MXNet 1.x's NDArray takes float index arrays (mx.np.ndarray: NumPy's rule)
 
     @property
     def writable(self) -> bool:
@@ -152,7 +153,7 @@ class Writes:
                     return
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        static, arrays, has_mask = _indexing.split_key(key, data_of)
+        static, arrays, has_mask = _indexing.split_key(key, data_of, self._float_index_arrays)
         if not has_mask:
             _indexing.check_bounds(static, self.shape, "__setitem__")
         value = value if isinstance(value, Writes) else data_of(value)
@@ -175,7 +176,7 @@ class Writes:
         window = self._eager_window(_indexing.leading_window, key) if kind is int or kind is slice or \
             kind is tuple else None
         if window is None:
-            static, arrays, has_mask = _indexing.split_key(key, data_of)
+            static, arrays, has_mask = _indexing.split_key(key, data_of, self._float_index_arrays)
             if not has_mask:
                 _indexing.check_bounds(static, self.shape, "__getitem__")
             window = self._eager_window(_indexing.window, static)

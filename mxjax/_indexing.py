@@ -16,8 +16,10 @@ from .base import MXNetIndexError
 _SCALAR_INT = (int, onp.integer)
 
 
-def split_key(key: Any, data_of: Any) -> tuple[tuple, list, bool]:
-    """Return ``(static_key, index_arrays, has_bool_mask)``; ``data_of`` unwraps NDArrays."""
+def split_key(key: Any, data_of: Any, float_arrays: bool = False) -> tuple[tuple, list, bool]:
+    """Return ``(static_key, index_arrays, has_bool_mask)``; ``data_of`` unwraps NDArrays.
+    ``float_arrays``: an index array of floats counts as its values truncated to integers, as MXNet 1.x's
+    NDArray takes them (``x[nd.array([0, 2])]``: ``nd.array`` makes float32); NumPy refuses them."""
     if not isinstance(key, tuple):
         key = (key,)
     static, arrays, dynamic = [], [], False
@@ -48,6 +50,9 @@ def split_key(key: Any, data_of: Any) -> tuple[tuple, list, bool]:
             if kind == "b":
                 dynamic = True
                 static.append(("b", len(arrays)))
+            elif kind == "f" and float_arrays:
+                arr = arr.astype("int32") if hasattr(arr, "_data") else onp.asarray(arr).astype(onp.int32)
+                static.append(("a", len(arrays)))
             elif kind in "iu":
                 if getattr(arr, "ndim", 1) == 0 and not hasattr(k, "_data") and isinstance(arr, onp.ndarray):
                     static.append(("i", int(arr)))

@@ -50,6 +50,7 @@ class ndarray(NDArray):
         return invoke(get_op("reshape"), (self,), {"newshape": tuple(shape), "order": order}, ndarray)
 
     _fluent = False  # NumPy's methods only, not MXNet 1.x's fluent ones
+    _float_index_arrays = False  # an index array of floats is an IndexError, as in NumPy
 
     reshape_view = NDArray.reshape  # MXNet 1.x's reshape (codes 0, -1, -2, -3, -4; reverse=)
 
