@@ -148,6 +148,8 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
             return store_out(out, result, name)
         return result
 
+    if legacy and (callable(op.num_outputs) or op.num_outputs > 1):
+        function = _listing(function)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (op.doc or "") + (f"\n\n{note}" if note else "")
     if module:
@@ -156,6 +158,16 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     function.positional = names_for_positional  # type: ignore[attr-defined]
     function.keywords = renames  # type: ignore[attr-defined]
     return function
+
+
+def _listing(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` giving its several outputs as a list, as MXNet's ``mx.nd`` and ``mx.npx`` functions
+    give them (``nd.topk(x, ret_typ='both')``, ``npx.batch_norm(..., output_mean_var=True)``); NumPy's
+    functions keep NumPy's tuples."""
+    def listing(*args: Any, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        return list(result) if type(result) is tuple else result
+    return listing
 
 
 _KEY_TYPES = (bool, int, str, type(None))

@@ -33,7 +33,9 @@ def _npx(op: str, name: str, **options: Any) -> Callable[..., Any]:
 
 
 def _finish(result: Any, out: Any, name: str) -> Any:
-    return store_out(out, result, name) if out is not None else result
+    if out is not None:
+        return store_out(out, result, name)
+    return list(result) if type(result) is tuple else result  # several outputs: a list, as MXNet's npx gives
 
 
 # -------------------------------------------------------------------- activations

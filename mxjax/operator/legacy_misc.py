@@ -144,7 +144,7 @@ def amp_cast(data, *, dtype: dtype = "float32"):
     return data.astype(dtype) if jnp.issubdtype(data.dtype, jnp.floating) else data
 
 
-@defop("amp_multicast")
+@defop("amp_multicast", num_outputs=lambda params: params.get("num_outputs", 1))
 def amp_multicast(*data, num_outputs: int = 1, cast_narrow: bool = False):
     """Cast floating-point inputs to their widest float dtype (narrowest if ``cast_narrow``) (AMP)."""
     if len(data) != num_outputs:

@@ -80,7 +80,7 @@ def _bound(idx, size, mode):
     return jnp.clip(idx, 0, size - 1) if mode == "clip" else jnp.mod(idx, size)
 
 
-@defop("topk", aliases=("_npx_topk",))
+@defop("topk", aliases=("_npx_topk",), num_outputs=lambda params: 2 if params.get("ret_typ") == "both" else 1)
 def topk(data, *, axis: int | None = -1, k: int = 1, ret_typ: str = "indices", is_ascend: bool = False,
          dtype: dtype = "float32"):
     """The ``k`` largest (or smallest) entries along ``axis``, sorted: their values, indices (as ``dtype``,

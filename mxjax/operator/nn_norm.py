@@ -121,7 +121,17 @@ def _normalize(x, reduce, eps):
     return centered / std, mean, std
 
 
-@defop("LayerNorm", aliases=("_npx_layer_norm",), param_shapes=per_channel("axis", -1, (1, 2)))
+def _with_mean_std(params: dict) -> int:
+    """Outputs of LayerNorm and GroupNorm: with ``output_mean_var`` also the mean and std, as MXNet's."""
+    return 3 if params.get("output_mean_var") else 1
+
+
+def _mean_std_names(params: dict) -> list:
+    return ["output", "mean", "std"][:_with_mean_std(params)]
+
+
+@defop("LayerNorm", aliases=("_npx_layer_norm",), param_shapes=per_channel("axis", -1, (1, 2)),
+       num_outputs=_with_mean_std, output_names=_mean_std_names)
 def layer_norm(data, gamma, beta, *, axis: int = -1, eps: float = 1e-5, output_mean_var: bool = False):
     """Normalize along ``axis`` then scale by ``gamma`` and shift by ``beta`` (both of that axis' length).
 
@@ -140,7 +150,8 @@ def layer_norm(data, gamma, beta, *, axis: int = -1, eps: float = 1e-5, output_m
     return out
 
 
-@defop("GroupNorm", aliases=("_npx_group_norm",), param_shapes=per_channel(None, 1, (1, 2)))
+@defop("GroupNorm", aliases=("_npx_group_norm",), param_shapes=per_channel(None, 1, (1, 2)),
+       num_outputs=_with_mean_std, output_names=_mean_std_names)
 def group_norm(data, gamma, beta, *, num_groups: int = 1, eps: float = 1e-5, output_mean_var: bool = False):
     """Normalize each of ``num_groups`` channel groups of (N, C, ...) data, then scale and shift per channel.
 

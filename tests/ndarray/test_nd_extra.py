@@ -25,6 +25,56 @@ def test_index_helpers_match_numpy():
     onp.testing.assert_array_equal(nd.unravel_index(flat, shape=(3, 4)).asnumpy(), multi)
 
 
+def test_float_index_arrays_index_as_mxnet1_does():
+    """MXNet 1.x's NDArray takes index arrays of floats (nd.array makes float32), truncated to integers
+    (checked in 1.9.1 and 2.0.0b1's mx.nd); NumPy-semantics arrays refuse them, as NumPy does."""
+    a = onp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], onp.float32)
+    x = nd.array(a)
+    onp.testing.assert_array_equal(x[nd.array([1.7, 0.2])].asnumpy(), a[[1, 0]])
+    onp.testing.assert_array_equal(x[nd.array([[1, 0], [0, 0]])].asnumpy(), a[[[1, 0], [0, 0]]])
+    onp.testing.assert_array_equal(x[nd.array([1, 0]), nd.array([2, 1])].asnumpy(), a[[1, 0], [2, 1]])
+    onp.testing.assert_array_equal(x[:, nd.array([2, 0])].asnumpy(), a[:, [2, 0]])
+    onp.testing.assert_array_equal(x[nd.array([-1])].asnumpy(), a[[-1]])
+    x[nd.array([0, 1]), nd.array([2, 0])] = nd.array([7, 8])
+    onp.testing.assert_array_equal(x.asnumpy(), [[1, 2, 7], [8, 5, 6]])
+    w = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    w.attach_grad()
+    with mx.autograd.record():
+        total = w[nd.array([1, 1, 0])].sum()
+    total.backward()
+    onp.testing.assert_array_equal(w.grad.asnumpy(), [[1, 1], [2, 2]])
+    with pytest.raises(mx.base.MXNetIndexError, match="integer or boolean type, got float32"):
+        mx.np.array(a)[mx.np.array([1.0, 0.0])]
+
+
+def test_several_outputs_come_as_a_list_as_in_mxnet():
+    """mx.nd and mx.npx functions give several outputs as a list (MXNet 1.9.1 and 2.0.0b1 do: checked
+    there), NumPy's functions tuples; a symbol of such an op lists each output."""
+    x, m = nd.array([[1.0, 2.0, 4.0], [3.0, 0.0, 5.0]]), nd.array([[2.0, 1.0], [1.0, 3.0]])
+    ones, zeros = nd.ones(3), nd.zeros(3)
+    results = {
+        "nd.topk": nd.topk(x, k=2, ret_typ="both"), "nd.LayerNorm": nd.LayerNorm(x, ones, zeros, output_mean_var=True),
+        "nd.BatchNorm": nd.BatchNorm(x, nd.ones(2), nd.zeros(2), nd.zeros(2), nd.ones(2), output_mean_var=True, axis=0),
+        "nd.GroupNorm": nd.GroupNorm(x.reshape((2, 3, 1)), ones, zeros, output_mean_var=True, num_groups=3),
+        "nd.split": nd.split(x, 3, axis=1), "nd.SliceChannel": nd.SliceChannel(x, num_outputs=3),
+        "nd.linalg.syevd": nd.linalg.syevd(m), "nd.moments": nd.moments(x, axes=[0]),
+        "nd.amp_multicast": nd.amp_multicast(x, m, num_outputs=2),
+        "npx.topk": mx.npx.topk(x.as_np_ndarray(), k=2, ret_typ="both"),
+        "npx.batch_norm": mx.npx.batch_norm(x.as_np_ndarray(), mx.np.ones(2), mx.np.zeros(2), mx.np.zeros(2),
+                                            mx.np.ones(2), output_mean_var=True, axis=0),
+    }
+    for name, result in results.items():
+        assert type(result) is list and len(result) >= 2, name
+    values, indices = results["nd.topk"]
+    onp.testing.assert_array_equal(values.asnumpy(), [[4, 2], [5, 3]])
+    onp.testing.assert_array_equal(indices.asnumpy(), [[2, 1], [2, 0]])
+    assert type(mx.np.linalg.slogdet(m.as_np_ndarray())) is tuple  # NumPy's
+    a = mx.sym.var("a")
+    assert mx.sym.topk(a, k=2, ret_typ="both").list_outputs() == ["topk0_output0", "topk0_output1"]
+    assert mx.sym.LayerNorm(a, output_mean_var=True, name="ln").list_outputs() == ["ln_output", "ln_mean", "ln_std"]
+    assert mx.sym.GroupNorm(a, output_mean_var=True, name="gn").list_outputs() == ["gn_output", "gn_mean", "gn_std"]
+
+
 def test_numeric_helpers_match_numpy():
     x = onp.array([[1, 2], [3, 4]], onp.int32)
     got = nd.cumsum(nd.array(x, dtype="int32"), axis=1)
