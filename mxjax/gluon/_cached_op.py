@@ -104,8 +104,8 @@ class CachedOp:
         rng = _rng.next_key() if entry.random else None
         inputs = [a for a in arrays if a is not None]
         out_cls = np_class()
-        if inputs and type(inputs[0]) is not out_cls and self._is_legacy():
-            out_cls = type(inputs[0])  # 1.x: mx.nd arrays in, mx.nd arrays out, as run imperatively
+        if inputs and type(inputs[0]) is NDArray:
+            out_cls = NDArray  # 1.x: mx.nd arrays in, mx.nd arrays out (see Block.__call__)
         inputs.extend([p._check() for p in entry.params])  # their arrays (initialized: traced already)
         if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager
             results = tuple(r._as_class(out_cls) for r in entry.segmented(inputs, rng))

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from .._ndarray import NDArray
 from ._arguments import has_array
 
-__all__ = ["flat_inputs", "flat_outputs", "flatten", "regroup"]
+__all__ = ["as_class", "flat_inputs", "flat_outputs", "flatten", "regroup"]
 
 
 def flatten(values: Any) -> tuple[list, Any]:
@@ -32,6 +32,14 @@ def regroup(flat: list, form: Any) -> Any:
     def build(f: Any) -> Any:
         return next(leaves) if f == 0 else [build(g) for g in f]
     return build(form)
+
+
+def as_class(values: Any, cls: type) -> Any:
+    """``values`` (an array, or lists and tuples of them) with every array as ``cls`` (a view where it
+    is another class: ``NDArray._as_class``); anything else as it is."""
+    if isinstance(values, (list, tuple)):
+        return type(values)(as_class(v, cls) for v in values)
+    return values._as_class(cls) if isinstance(values, NDArray) else values
 
 
 def flat_inputs(args: Sequence) -> tuple[list, Any]:

@@ -33,6 +33,7 @@ from ..symbol import Symbol
 from ._arguments import check_hybridize_options, has_array, init_keywords, reject_unknown
 from ._block_files import ParameterFiles
 from ._cached_op import CachedOp, children_imperative, structure_changed
+from ._nesting import as_class
 from ._hybrid_forward import ParameterDict, call_imperative, call_on_symbols, has_symbol, infer_parameter_shapes
 from ._summary import print_summary
 from .parameter import DeferredInitializationError, Parameter, _known
@@ -199,6 +200,8 @@ class Block(ParameterFiles):
         except DeferredInitializationError:
             self._finish_deferred(*args)
             out = self._call(*args, **kwargs)
+        if args and type(args[0]) is NDArray:  # 1.x: mx.nd arrays in, mx.nd arrays out, as MXNet 1.9.1
+            out = as_class(out, NDArray)        # gives them (MXNet 2.0's blocks refuse mx.nd inputs)
         for hook in self._forward_hooks:
             hook(self, args, out)
         return out

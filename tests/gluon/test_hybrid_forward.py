@@ -298,3 +298,44 @@ def test_a_hybridized_1x_block_gives_mx_nd_arrays_for_mx_nd_inputs():
             if record:
                 loss.backward()
                 _close(x.grad, onp.where(x.asnumpy() * -0.5 > 0, -1.5, 0) + 2)
+
+
+def test_built_in_layers_and_losses_give_mx_nd_arrays_for_mx_nd_inputs():
+    """A 1.x script's HybridSequential of built-in layers and its loss, fed mx.nd arrays: mx.nd arrays
+    out, hybridized or not, recorded or not, as MXNet 1.9.1 gives them (checked there; MXNet 2.0's
+    blocks refuse mx.nd inputs, so no 2.0 program meets this).  Values and gradients are those of the
+    same network on mx.np arrays; nested outputs (an LSTM's states) keep their lists."""
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, activation="relu"), nn.Dense(2))
+    mx.random.seed(0)
+    net.initialize(mx.init.Uniform(1.0))
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    data = onp.linspace(-1, 1, 12, dtype=onp.float32).reshape(4, 3)
+    label = onp.array([0, 1, 1, 0], onp.float32)
+    reference = mx.np.array(data)
+    reference.attach_grad()
+    with autograd.record():
+        want = net(reference)
+        loss_fn(want, mx.np.array(label)).backward()
+    want, want_grad = want.asnumpy(), reference.grad.asnumpy()
+    assert onp.abs(want_grad).sum() > 0
+    for hybridize in (False, True):
+        net.hybridize(hybridize)
+        for record in (False, True):
+            x = mx.nd.array(data)
+            x.attach_grad()
+            with autograd.record() if record else contextlib.nullcontext():
+                out = net(x)
+                loss = loss_fn(out, mx.nd.array(label))
+            assert type(out) is mx.nd.NDArray and type(loss) is mx.nd.NDArray
+            _close(out, want)
+            assert out.argmax(axis=1).dtype == onp.float32  # legacy argmax, as 1.9.1
+            if record:
+                loss.backward()
+                assert type(x.grad) is mx.nd.NDArray
+                _close(x.grad, want_grad)
+    lstm = gluon.rnn.LSTM(3, input_size=2)
+    lstm.initialize(mx.init.Constant(0.1))
+    out, states = lstm(mx.nd.ones((2, 1, 2)), lstm.begin_state(batch_size=1, func=mx.nd.zeros))
+    assert type(out) is mx.nd.NDArray and isinstance(states, list)
+    assert all(type(s) is mx.nd.NDArray for s in states)
