@@ -20,7 +20,7 @@ from ._invoke import invoke, invoke_on, tracing_graph
 from .graph.bulk import try_record
 from .operator import OpDef, get_op
 
-__all__ = ["make_function", "store_out", "create", "place"]
+__all__ = ["make_function", "store_out", "create", "place", "listed"]
 
 # Arguments every legacy (mx.nd / mx.sym) function accepts and ignores in imperative mode.
 _LEGACY_IGNORED = ("name", "attr", "__layout__")
@@ -160,13 +160,17 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     return function
 
 
+def listed(result: Any) -> Any:
+    """Several outputs as a list, as MXNet's ``mx.nd`` and ``mx.npx`` functions give them
+    (``nd.topk(x, ret_typ='both')``, ``npx.batch_norm(..., output_mean_var=True)``); NumPy's functions
+    keep NumPy's tuples."""
+    return list(result) if type(result) is tuple else result
+
+
 def _listing(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` giving its several outputs as a list, as MXNet's ``mx.nd`` and ``mx.npx`` functions
-    give them (``nd.topk(x, ret_typ='both')``, ``npx.batch_norm(..., output_mean_var=True)``); NumPy's
-    functions keep NumPy's tuples."""
+    """``function`` with its several outputs :func:`listed`."""
     def listing(*args: Any, **kwargs: Any) -> Any:
-        result = function(*args, **kwargs)
-        return list(result) if type(result) is tuple else result
+        return listed(function(*args, **kwargs))
     return listing
 
 

@@ -4,7 +4,8 @@ Run with the reference MXNet 2.0 Python (``python tools/make_symbol_fixtures.py`
 Python source run with ``mx`` bound to the library, ``a``/``b``/``c`` variables of legacy
 semantics and ``na``/``nb``/``nc`` of NumPy semantics; it leaves its graph in ``out``.  The file
 keeps the source next to the nodes (op, name, attributes) and the class of ``out`` (``Symbol``, or
-``_Symbol`` for NumPy semantics), so the test runs the same source through mxjax and compares.  Each case runs in a fresh name manager.
+``_Symbol`` for NumPy semantics), so the test runs the same source through mxjax and compares.
+Each case runs in a fresh name manager.
 """
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ def _load_device(caller: str, name: str, param: Any, device: Any) -> Device | No
     if param._data is not None:
         if device is not None and device.jax_device != param._data._where():
             raise _ValuesMismatch(f"{caller}: failed to load parameter {name!r} on {device} because it was "
-                                f"previously initialized on {param._data.device}")
+                                  f"previously initialized on {param._data.device}")
         return None
     if device is None and param._deferred is not None:
         return param.list_device()[0]  # (the current device where the deferred one named none)
@@ -93,7 +93,7 @@ class ParameterFiles:
         missing = [n for n in params if n not in loaded]
         if missing and not allow_missing:
             raise _ValuesMismatch(f"{caller}: {source} has no values for parameters {missing} of "
-                             f"{type(self).__name__}; pass allow_missing=True to keep their current values")
+                                  f"{type(self).__name__}; pass allow_missing=True to keep their current values")
         extra = [n for n in loaded if n not in params]
         if extra and not ignore_extra:
             raise MXNetValueError(f"{caller}: {source} has values for {extra}, which "
@@ -107,12 +107,12 @@ class ParameterFiles:
             value = value if isinstance(value, NDArray) else np_class()._wrap(jnp.asarray(value, saved))
             if param.shape is not None and all(d > 0 for d in param.shape) and tuple(param.shape) != value.shape:
                 raise _ValuesMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} has shape "
-                                    f"{param.shape}, {source} has {value.shape}")
+                                      f"{param.shape}, {source} has {value.shape}")
             if saved != onp.dtype(param.dtype) and not cast_dtype:  # MXNet 2.0 refuses too (AssertionError)
                 raise _ValuesMismatch(f"{caller}: parameter {name!r} of {type(self).__name__} is "
-                                    f"{onp.dtype(param.dtype).name}, {source} holds {saved.name}; pass "
-                                    "cast_dtype=True to convert it (dtype_source='current' keeps the "
-                                    "parameter's dtype, 'saved' takes the file's)")
+                                      f"{onp.dtype(param.dtype).name}, {source} holds {saved.name}; pass "
+                                      "cast_dtype=True to convert it (dtype_source='current' keeps the "
+                                      "parameter's dtype, 'saved' takes the file's)")
             updates.append((param, value, saved, _load_device(caller, name, param, device)))
         for param, value, saved, target in updates:
             if saved != onp.dtype(param.dtype):

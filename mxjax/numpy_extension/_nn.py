@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .._config import is_training
 from .._deferred_compute import is_deferred_compute
-from .._frontend import make_function, store_out
+from .._frontend import listed, make_function, store_out
 from .._rng import next_key
 from .._invoke import invoke
 from ..numpy._maker import by_shape_array
@@ -35,7 +35,7 @@ def _npx(op: str, name: str, **options: Any) -> Callable[..., Any]:
 def _finish(result: Any, out: Any, name: str) -> Any:
     if out is not None:
         return store_out(out, result, name)
-    return list(result) if type(result) is tuple else result  # several outputs: a list, as MXNet's npx gives
+    return listed(result)
 
 
 # -------------------------------------------------------------------- activations

@@ -14,7 +14,7 @@ from .legacy import LEGACY_JSON_NAMES, legacy_op_name
 from .registry import OpDef, get_op
 
 _WRITE_AS = {registered: json for json, registered in LEGACY_JSON_NAMES.items() if registered.startswith("_legacy_")}
-_NUMPY_PREFIXES = ("_npi_", "_np_", "_npx_")
+NUMPY_PREFIXES = ("_npi_", "_np_", "_npx_")
 
 
 def op_for_json_name(name: str) -> OpDef:
@@ -30,7 +30,7 @@ def json_name(op: OpDef) -> str:
     # JSON (split, sort, pad, ...) carry an _np_ alias for this, so reading back never confuses them.
     if op.name.islower() and not op.name.startswith("_"):
         for alias in op.aliases:
-            if alias.startswith(_NUMPY_PREFIXES):
+            if alias.startswith(NUMPY_PREFIXES):
                 return alias
     return op.name
 

@@ -13,6 +13,7 @@ from .. import name as _names
 from ..graph.ir import Node
 from ..base import encode_attr
 from ..graph.interpret import CONSTANTS, node_op
+from ..operator.naming import NUMPY_PREFIXES
 
 
 def _visible_outputs(node: Node) -> int:
@@ -47,14 +48,11 @@ def _json_op_name_outputs(node: Node) -> int:
     return _visible_outputs(node)
 
 
-_NUMPY_PREFIXES = ("_npi_", "_np_", "_npx_")
-
-
 def name_hint(op_name: str) -> str:
     """MXNet's naming hint for an op: its name lowercased; scalar ops drop inner underscores
     (``_mul_scalar`` nodes are named ``_mulscalar0``, as MXNet's ``_MulScalar``); NumPy ops drop
     their prefix (``_npi_multiply_scalar`` nodes are named ``multiply_scalar0``, as in MXNet 2.0)."""
-    if op_name.startswith(_NUMPY_PREFIXES):
+    if op_name.startswith(NUMPY_PREFIXES):
         return op_name[op_name.index("_", 1) + 1:].lower()
     if op_name.startswith("_") and op_name.endswith("_scalar"):
         return "_" + op_name[1:-len("_scalar")].replace("_", "") + "scalar"

@@ -416,7 +416,8 @@ def test_executors_give_arrays_of_the_symbols_semantics(np_mode):
         assert _kinds(mx.sym.FullyConnected(a.reshape((1, 2)), num_hidden=1, no_bias=True,
                                             weight=mx.sym.ones((1, 2))), np_mode) == ["nd", "nd", "nd", "nd"]
         na = a.as_np_ndarray()
-        for numpy_symbol in (mx.sym.np.multiply(na, 2), na * 2, -na, (na + na).sum(), na.as_nd_ndarray().as_np_ndarray()):
+        numpy_symbols = (mx.sym.np.multiply(na, 2), na * 2, -na, (na + na).sum(), na.as_nd_ndarray().as_np_ndarray())
+        for numpy_symbol in numpy_symbols:
             assert type(numpy_symbol).__name__ == "_Symbol"
             assert _kinds(numpy_symbol, np_mode) == ["np", "np", "nd", "np"]
         assert _kinds((na * 2).as_nd_ndarray(), np_mode) == ["nd", "nd", "nd", "nd"]
