@@ -103,12 +103,10 @@ class CachedOp:
             entry = self._build_once(key, arrays, training, nesting)
         rng = _rng.next_key() if entry.random else None
         inputs = [a for a in arrays if a is not None]
-        out_cls = np_class()
-        if inputs and type(inputs[0]) is NDArray:
-            out_cls = NDArray  # 1.x: mx.nd arrays in, mx.nd arrays out (see Block.__call__)
+        out_cls = np_class()  # (mx.nd arrays in: Block.__call__ gives them back as mx.nd)
         inputs.extend([p._check() for p in entry.params])  # their arrays (initialized: traced already)
         if entry.segmented is not None:  # dynamic-shape ops: static segments compiled, dynamic ops eager
-            results = tuple(r._as_class(out_cls) for r in entry.segmented(inputs, rng))
+            results = tuple(entry.segmented(inputs, rng))
         elif autograd.is_recording() and any(map(_autograd_entry, inputs)):
             # ONE tape node: the compiled program (the key rides along as an input), deferred so that
             # backward can compile forward, loss and VJP together
