@@ -24,6 +24,7 @@ from ..base import NotImplementedForSymbol
 from ._fluent import install as _install_fluent
 from ._generated import legacy_function
 from ._methods import install as _install_methods
+from ._numpy_methods import install as _install_numpy_methods
 from .executor import Executor
 from .from_jax import from_jax
 from ._json import fromjson, load, load_json
@@ -35,6 +36,7 @@ __all__ = ["Symbol", "Executor", "var", "Variable", "Group", "load", "fromjson",
 
 _install_fluent()
 _install_methods()
+_install_numpy_methods()
 _FUNCTIONS: dict[str, Any] = {}
 
 
