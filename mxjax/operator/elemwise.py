@@ -130,7 +130,7 @@ _BINARY = {
     "equal": (jnp.equal, ("_npi_equal",)), "not_equal": (jnp.not_equal, ("_npi_not_equal",)),
     "less": (jnp.less, ("_npi_less",)), "less_equal": (jnp.less_equal, ("_npi_less_equal",)),
     "greater": (jnp.greater, ("_npi_greater",)), "greater_equal": (jnp.greater_equal, ("_npi_greater_equal",)),
-    "heaviside": (jnp.heaviside, ()), "ldexp": (jnp.ldexp, ("_npi_ldexp",)),
+    "heaviside": (jnp.heaviside, ()),
 }
 _FLOAT_BINARY = {
     "true_divide": (jnp.true_divide, ("_npi_true_divide", "divide", "broadcast_div", "elemwise_div",
@@ -145,7 +145,7 @@ _unary_table(_FLOAT_UNARY, _float_unary)
 _unary_table(_SAME_UNARY, _same_unary)
 # binary ops with MXNet 2.0's promotion (the rest keep NumPy/JAX promotion via ``_binary``)
 _KINDS = {"add": ARITH, "subtract": ARITH, "multiply": ARITH, "floor_divide": ARITH, "mod": ARITH,
-          "power": ARITH, "maximum": PLAIN, "minimum": PLAIN, "fmax": PLAIN, "fmin": PLAIN,
+          "power": ARITH, "maximum": PLAIN, "minimum": PLAIN, "fmax": PLAIN, "fmin": PLAIN, "copysign": PLAIN,
           "true_divide": DIVIDE}
 
 
@@ -158,6 +158,23 @@ for _name, (_fn, _aliases) in _BINARY.items():
     register(OpDef(_name, _binary_op(_name, _fn), aliases=_aliases))
 for _name, (_fn, _aliases) in _FLOAT_BINARY.items():
     register(OpDef(_name, _binary_op(_name, _fn, floats=True), aliases=_aliases))
+
+
+def _ldexp(x1, x2):
+    """``x1 * 2**x2`` as MXNet 2.0 computes it: in the operands' common dtype (two integer arrays give
+    an integer, truncated; two bool arrays the default float), and a float exponent may be fractional.
+    NumPy (and ``jnp.ldexp``) take integer exponents only and always give floats."""
+    dtype = binary_dtype(ARITH, x1, x2)
+    if dtype == jnp.bool_:
+        dtype = to_float(True).dtype
+    work = dtype if jnp.issubdtype(dtype, jnp.inexact) else jnp.float64  # (holds every integer result)
+    exponent = jnp.asarray(x2).astype(work)
+    whole = jnp.floor(exponent)  # scaled exactly by the whole powers (exp2 is not exact at integers)
+    scaled = jnp.ldexp(jnp.asarray(_cast(x1, dtype)).astype(work), whole.astype(jnp.int32)) * jnp.exp2(exponent - whole)
+    return scaled.astype(dtype)
+
+
+register(OpDef("ldexp", _ldexp, aliases=("_npi_ldexp",)))
 
 
 def _round(x, *, decimals: int = 0):

@@ -141,3 +141,23 @@ def test_numpy_scalar_ops(name, ref, scalar):
     if isinstance(scalar, float) and name in ("_npi_multiply_scalar", "_npi_add_scalar"):
         # MXNet 2.0: an integer array with a Python float gives float64 (tests/fixtures/dtypes)
         assert run_op(name, [ints], scalar=scalar, is_int=False).dtype == onp.float64
+
+
+@pytest.mark.parametrize("x_dtype,e_dtype,want_dtype", [
+    ("float32", "float32", "float32"), ("float16", "float16", "float16"), ("int32", "int32", "int32"),
+    ("int8", "int8", "int8"), ("float32", "int32", "float32"), ("bool", "bool", "float32")])
+def test_ldexp_as_mxnet(x_dtype, e_dtype, want_dtype):
+    """MXNet 2.0's ldexp: x1 * 2**x2 in the operands' dtype, a float exponent may be fractional (mx.np.array
+    of Python ints is float32, so this is the common call); NumPy takes integer exponents only."""
+    x = onp.array([3, 5, -7, 1], dtype=x_dtype)
+    e = onp.array([-1, 2, 3, 0], dtype=e_dtype) if e_dtype != "float32" else onp.array([-1, 2.5, 3, -0.5], e_dtype)
+    got = mx.np.ldexp(mx.np.array(x), mx.np.array(e))
+    want = (x.astype(onp.float64) * 2.0 ** e.astype(onp.float64)).astype(want_dtype)
+    assert got.dtype == onp.dtype(want_dtype)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    assert mx.np.ldexp(2, mx.np.array([1.0, 2.5])).asnumpy().tolist() == pytest.approx([4.0, 2 ** 3.5])
+
+
+def test_copysign_keeps_integers():
+    got = mx.np.copysign(mx.np.array([1, -2, 3], dtype="int32"), mx.np.array([-1, 2, -3], dtype="int32"))
+    assert got.dtype == onp.int32 and got.asnumpy().tolist() == [-1, 2, -3]  # MXNet 2.0's (NumPy: float64)
