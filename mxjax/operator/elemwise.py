@@ -89,6 +89,7 @@ _FLOAT_UNARY = {
     "deg2rad": (jnp.deg2rad, ("_npi_deg2rad",)), "rad2deg": (jnp.rad2deg, ("_npi_rad2deg",)),
     "sinc": (jnp.sinc, ()), "fabs": (jnp.fabs, ("_npi_fabs",)), "angle": (jnp.angle, ()),
     "rint": (jnp.rint, ("_npi_rint",)),
+    "fix": (jnp.trunc, ("_npi_fix",)),  # (MXNet 2.0 gives floats for integers, as NumPy 1.x did)
     "reciprocal": (jnp.reciprocal, ("_npi_reciprocal",)),
 }
 _SAME_UNARY = {
@@ -96,7 +97,6 @@ _SAME_UNARY = {
     "absolute": (jnp.absolute, ("_npi_absolute", "abs")), "sign": (jnp.sign, ("_npi_sign",)),
     "square": (jnp.square, ("_npi_square",)), "floor": (jnp.floor, ("_npi_floor",)),
     "ceil": (jnp.ceil, ("_npi_ceil",)), "trunc": (jnp.trunc, ("_npi_trunc",)),
-"fix": (jnp.trunc, ("_npi_fix",)),
     "invert": (jnp.invert, ("_npi_bitwise_not", "bitwise_not")),
     "logical_not": (jnp.logical_not, ("_npi_logical_not",)),
     "isnan": (jnp.isnan, ("_npi_isnan",)), "isinf": (jnp.isinf, ("_npi_isinf",)),

@@ -161,3 +161,10 @@ def test_ldexp_as_mxnet(x_dtype, e_dtype, want_dtype):
 def test_copysign_keeps_integers():
     got = mx.np.copysign(mx.np.array([1, -2, 3], dtype="int32"), mx.np.array([-1, 2, -3], dtype="int32"))
     assert got.dtype == onp.int32 and got.asnumpy().tolist() == [-1, 2, -3]  # MXNet 2.0's (NumPy: float64)
+
+
+def test_fix_of_integers_gives_floats():
+    """MXNet 2.0's fix (and NumPy 1.x's) gives floats for integer input: the float of the integer's size."""
+    for dtype, want in (("int8", onp.float16), ("int32", onp.float32)):
+        got = mx.np.fix(mx.np.array([3, -2], dtype=dtype))
+        assert got.dtype == want and got.asnumpy().tolist() == [3.0, -2.0]
