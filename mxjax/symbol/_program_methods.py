@@ -50,7 +50,10 @@ class _ProgramMethods:
         """An ``Executor`` over the given argument (and gradient, auxiliary) arrays."""
         return Executor(self, ctx or current_device(), args, args_grad, grad_req, aux_states)
 
-    _bind = bind
+    def _bind(self, *args: Any, **kwargs: Any) -> Any:
+        """MXNet 2.0's ``bind``: its executor gives new output arrays at every forward, as 2.0's does
+        (1.x's ``bind`` writes each forward into the arrays it allocated: see ``_executor_outputs``)."""
+        return _fresh_outputs(self.bind(*args, **kwargs))
 
     def simple_bind(self, ctx: Device | None = None, grad_req: Any = "write", type_dict: dict | None = None,
                     stype_dict: Any = None, group2ctx: Any = None, shared_arg_names: Any = None,
@@ -58,7 +61,9 @@ class _ProgramMethods:
         """Allocate zero arrays of the inferred shapes and bind them."""
         return allocate_and_bind(self, ctx or current_device(), grad_req, type_dict or {}, shapes)
 
-    _simple_bind = simple_bind  # MXNet 2.0's name
+    def _simple_bind(self, *args: Any, **kwargs: Any) -> Any:
+        """MXNet 2.0's ``simple_bind``, whose executor gives new output arrays at every forward (see ``_bind``)."""
+        return _fresh_outputs(self.simple_bind(*args, **kwargs))
 
     def eval(self, ctx: Device | None = None, **kwargs: Any) -> list:
         """Run the graph once on the given arrays: ``[outputs]``."""
@@ -69,3 +74,8 @@ class _ProgramMethods:
         """The graph as a ``jax.core.ClosedJaxpr`` for example inputs (arrays or ShapeDtypeStructs)."""
         fn = graph_function(self._outputs, False)
         return jax.make_jaxpr(lambda values: fn(values, jax.random.PRNGKey(0))[0])(inputs)
+
+
+def _fresh_outputs(executor: Any) -> Any:
+    executor.fresh_outputs = True
+    return executor

@@ -45,6 +45,7 @@ from ..graph.interpret import graph_function, node_op
 from ._executor_donation import _Donation
 from ._executor_dynamic import _SegmentedRun
 from ._executor_memory import _MemoryReports
+from ._executor_outputs import _HeldOutputs
 
 _GRAD_REQS = ("write", "add", "null")
 MIRROR_ENV = "MXNET_BACKWARD_DO_MIRROR"
@@ -94,7 +95,7 @@ def _as_array(value: Any, name: str) -> NDArray:
         raise MXNetValueError(f"bind: {name} must be an array, got {type(value).__name__}") from None
 
 
-class Executor(_SegmentedRun, _Donation, _MemoryReports):
+class Executor(_SegmentedRun, _Donation, _MemoryReports, _HeldOutputs):
     """A Symbol bound to arrays (``sym.bind(...)`` / ``sym.simple_bind(...)``)."""
 
     @_config.with_x64
@@ -130,7 +131,7 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
                 raise MXNetValueError(f"bind: gradient for {name!r} has shape {buf.shape}, "
                                       f"argument has {self.arg_dict[name].shape}")
             self.grad_dict[name] = buf
-        self.outputs: list = []
+        self._held: list | None = None  # the output arrays (see _HeldOutputs)
         self._vjp = None
         self._diff: tuple[str, ...] = tuple(n for n in self.arg_names if self._grad_req[n] != "null"
                                             and jnp.issubdtype(self.arg_dict[n].dtype, jnp.inexact))
@@ -285,8 +286,7 @@ class Executor(_SegmentedRun, _Donation, _MemoryReports):
             for name, value in updates.items():
                 if name in self.aux_dict:
                     self._own(name, value, name in donated)
-        cls = self._output_class()
-        self.outputs = [cls._wrap(o) for o in outs]
+        self.outputs = self._settled(outs)
         return self.outputs
 
     def _output_class(self) -> type:
