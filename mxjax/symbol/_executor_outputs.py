@@ -18,7 +18,7 @@ class _HeldOutputs:
     ``_ctx`` and ``_output_class``, and keeps the arrays in ``_held``)."""
 
     __slots__ = ()
-    fresh_outputs = False  # new output arrays at every forward (MXNet 2.0's ``_bind``)
+    _fresh_outputs = False  # new output arrays at every forward (MXNet 2.0's ``_bind``)
 
     @property
     def outputs(self) -> list:
@@ -33,7 +33,7 @@ class _HeldOutputs:
         self._held = list(arrays)
 
     def _writes_outputs(self) -> bool:
-        return not (self.fresh_outputs or self._symbol._np or self._dynamic)
+        return not (self._fresh_outputs or self._symbol._np or self._dynamic)
 
     def _allocated(self) -> list:
         if not self._writes_outputs():

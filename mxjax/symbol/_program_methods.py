@@ -53,7 +53,7 @@ class _ProgramMethods:
     def _bind(self, *args: Any, **kwargs: Any) -> Any:
         """MXNet 2.0's ``bind``: its executor gives new output arrays at every forward, as 2.0's does
         (1.x's ``bind`` writes each forward into the arrays it allocated: see ``_executor_outputs``)."""
-        return _fresh_outputs(self.bind(*args, **kwargs))
+        return _with_fresh_outputs(self.bind(*args, **kwargs))
 
     def simple_bind(self, ctx: Device | None = None, grad_req: Any = "write", type_dict: dict | None = None,
                     stype_dict: Any = None, group2ctx: Any = None, shared_arg_names: Any = None,
@@ -63,7 +63,7 @@ class _ProgramMethods:
 
     def _simple_bind(self, *args: Any, **kwargs: Any) -> Any:
         """MXNet 2.0's ``simple_bind``, whose executor gives new output arrays at every forward (see ``_bind``)."""
-        return _fresh_outputs(self.simple_bind(*args, **kwargs))
+        return _with_fresh_outputs(self.simple_bind(*args, **kwargs))
 
     def eval(self, ctx: Device | None = None, **kwargs: Any) -> list:
         """Run the graph once on the given arrays: ``[outputs]``."""
@@ -76,6 +76,6 @@ class _ProgramMethods:
         return jax.make_jaxpr(lambda values: fn(values, jax.random.PRNGKey(0))[0])(inputs)
 
 
-def _fresh_outputs(executor: Any) -> Any:
-    executor.fresh_outputs = True
+def _with_fresh_outputs(executor: Any) -> Any:
+    executor._fresh_outputs = True
     return executor

@@ -46,6 +46,7 @@ from ._executor_donation import _Donation
 from ._executor_dynamic import _SegmentedRun
 from ._executor_memory import _MemoryReports
 from ._executor_outputs import _HeldOutputs
+from ._executor_reshape import _Reshaping
 
 _GRAD_REQS = ("write", "add", "null")
 MIRROR_ENV = "MXNET_BACKWARD_DO_MIRROR"
@@ -95,7 +96,7 @@ def _as_array(value: Any, name: str) -> NDArray:
         raise MXNetValueError(f"bind: {name} must be an array, got {type(value).__name__}") from None
 
 
-class Executor(_SegmentedRun, _Donation, _MemoryReports, _HeldOutputs):
+class Executor(_SegmentedRun, _Donation, _MemoryReports, _HeldOutputs, _Reshaping):
     """A Symbol bound to arrays (``sym.bind(...)`` / ``sym.simple_bind(...)``)."""
 
     @_config.with_x64

@@ -431,33 +431,3 @@ def test_executors_give_arrays_of_the_symbols_semantics(np_mode):
         assert type(out) is want
         onp.testing.assert_allclose(out.asnumpy(), [1.0, 3.0])
 
-
-# ----------------------------------------------------------------------------- output arrays
-
-def test_outputs_are_allocated_at_bind_and_written_by_each_forward():
-    """MXNet 1.9.1's executor (checked there): ``outputs`` exist after bind with the inferred shapes, and
-    each forward writes into them, so ``out = ex.outputs[0]`` held across forwards shows the latest."""
-    a, b = mx.sym.var("a"), mx.sym.var("b")
-    ex = mx.sym.Group([a * 2 + b, mx.sym.sum(a - b, axis=0, keepdims=True)]).simple_bind(mx.cpu(), a=(2, 3), b=(2, 3))
-    held = ex.outputs
-    assert [o.shape for o in held] == [(2, 3), (1, 3)] and all(o.dtype == onp.float32 for o in held)
-    rs = onp.random.RandomState(0)
-    for _ in range(3):
-        x, y = rs.rand(2, 3).astype(onp.float32), rs.rand(2, 3).astype(onp.float32)
-        ex.arg_dict["a"][:] = mx.nd.array(x)
-        returned = ex.forward(b=mx.nd.array(y))
-        onp.testing.assert_allclose(held[0].asnumpy(), x * 2 + y, rtol=1e-6)
-        onp.testing.assert_allclose(held[1].asnumpy(), (x - y).sum(0, keepdims=True), rtol=1e-6)
-        assert [o.asnumpy().tolist() for o in returned] == [o.asnumpy().tolist() for o in held]
-
-
-def test_numpy_symbols_and_underscore_bind_give_new_outputs_each_forward():
-    """MXNet 2.0's executors (``_bind``, NumPy symbols) give new arrays: an output kept from one forward
-    keeps its values."""
-    a = mx.sym.var("a")
-    for ex in ((a * 2)._bind(mx.cpu(), {"a": mx.nd.array([1.0, 2.0])}),
-               (a.as_np_ndarray() * 2).bind(mx.cpu(), {"a": mx.np.array([1.0, 2.0])})):
-        assert ex.outputs == []
-        first = ex.forward()[0]
-        ex.forward(a=mx.nd.array([5.0, 5.0]))
-        assert first.asnumpy().tolist() == [2.0, 4.0] and ex.outputs[0].asnumpy().tolist() == [10.0, 10.0]
