@@ -74,14 +74,23 @@ def generalized_negative_binomial(mu: Any = 1, alpha: Any = 1, shape: Any = None
                              shape, dtype, ctx, out, kwargs)
 
 
-def multinomial(n: Any = (1,), p: Any = ((1.0,),), shape: Any = None, dtype: Any = "float32", ctx: Any = None,
+def multinomial(n: Any = None, p: Any = None, shape: Any = None, dtype: Any = None, ctx: Any = None,
                 out: Any = None, **kwargs: Any) -> Any:
     """Counts of ``n`` draws over the classes of each row of ``p`` (MXNet 2's ``random.multinomial``):
-    ``n`` of shape ``P``, ``p`` of shape ``P + (k,)``, output ``P + shape + (k,)``."""
+    ``n`` of shape ``P``, ``p`` of shape ``P + (k,)``, output ``P + shape + (k,)`` (float32 unless
+    ``dtype``).  Called as MXNet 1.x's ``multinomial(data, shape, get_prob, out, dtype)`` -- one array of
+    probability rows, no ``p`` -- it draws class indices as 1.x did (:func:`categorical`)."""
+    if n is None and "data" in kwargs:  # (1.x's name for its one argument)
+        n = kwargs.pop("data")
+    if p is None and isinstance(n, NDArray):  # (2's form without p would draw from one class: 1.x's form)
+        if ctx is not None:
+            raise MXNetTypeError("multinomial: MXNet 1.x's form multinomial(data, ...) takes no ctx")
+        return categorical(n, shape=shape, out=out, dtype="int32" if dtype is None else dtype, **kwargs)
     for arg, value in (("n", n), ("p", p)):
         if not isinstance(value, NDArray):
             raise MXNetTypeError(f"multinomial: argument {arg} must be an NDArray, got {type(value).__name__}")
-    return _random_ops.sample_multinomial(n, p, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs)
+    return _random_ops.sample_multinomial(n, p, shape=shape, dtype="float32" if dtype is None else dtype, ctx=ctx,
+                                          out=out, **kwargs)
 
 
 def categorical(data: Any, shape: Any = None, get_prob: bool = False, out: Any = None, dtype: Any = "int32",

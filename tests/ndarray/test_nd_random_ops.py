@@ -82,3 +82,17 @@ def test_random_op_in_hybridized_block_is_seeded():
     mx.random.seed(5)
     onp.testing.assert_array_equal(net(x).asnumpy(), first)
     assert not onp.array_equal(first, second)
+
+
+def test_multinomial_in_mxnet1_form_draws_class_indices():
+    """MXNet 1.x's ``nd.random.multinomial(data, shape, get_prob, dtype)`` (one array of probability rows,
+    no ``p``) draws class indices, as 1.9.1 does (checked there); MXNet 2's two-array form draws counts."""
+    p = nd.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    draws = nd.random.multinomial(p)
+    assert draws.dtype == onp.int32 and draws.asnumpy().tolist() == [1, 0]
+    idx, logp = nd.random.multinomial(data=p, shape=(4,), get_prob=True)
+    assert idx.shape == logp.shape == (2, 4) and idx.asnumpy().tolist() == [[1] * 4, [0] * 4]
+    onp.testing.assert_allclose(logp.asnumpy(), 0.0, atol=1e-6)
+    many = nd.random.multinomial(nd.array([0.2, 0.5, 0.3]), shape=20000).asnumpy()
+    freq = onp.bincount(many, minlength=3) / many.size
+    onp.testing.assert_allclose(freq, [0.2, 0.5, 0.3], atol=0.02)  # ~5 standard errors
