@@ -65,7 +65,10 @@ class FusedUpdate:
     ``_pack_state``, ``_step_inputs``, ``_param_config``, hyper-parameters and caches)."""
 
     def _static_key(self) -> tuple:
-        return (*[getattr(self, n) for n in self._hyper], self.clip_gradient, self.multi_precision)
+        """What the compiled update depends on besides its inputs: the rule (the class: SGD and NAG,
+        Adam and Adamax, AdamW and AdaBelief share hyper-parameter names and values; a fused program
+        is cached process-wide by this key) and the hyper-parameters the rule reads."""
+        return (type(self), *[getattr(self, n) for n in self._hyper], self.clip_gradient, self.multi_precision)
 
     def _fused(self, configs: tuple, donate: bool) -> Any:
         key = (self._static_key(), configs, donate)

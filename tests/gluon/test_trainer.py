@@ -93,6 +93,20 @@ def test_trainer_applies_every_optimizer_rule(hybridize, name, kwargs, ref):
     Parameters as ``param_dict`` (multipliers come from the Parameter objects).  It passes no
     ``param_idx2name`` (neither does MXNet 2's), so LARS sees the name ``str(index)`` and scales
     every parameter, the '0.bias'/'1.bias' ones included."""
+    _check_rule(hybridize, name, kwargs, ref)
+
+
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybrid"])
+def test_rules_sharing_hyper_parameters_do_not_share_programs(hybridize):
+    """SGD and NAG with the same momentum (as Adam and Adamax, AdamW and AdaBelief) have the same
+    hyper-parameters: NAG trained after SGD in one process got SGD's compiled update."""
+    kwargs = dict(CASES[1][1])
+    assert CASES[1][0] == "sgd" and kwargs["momentum"] == 0.9
+    _check_rule(hybridize, "sgd", kwargs, CASES[1][2])
+    _check_rule(hybridize, "nag", kwargs, next(ref for name, _, ref in CASES if name == "nag"))
+
+
+def _check_rule(hybridize, name, kwargs, ref):
     net = _net()
     net[1].weight.lr_mult = 0.5
     net[1].weight.wd_mult = 2.0
