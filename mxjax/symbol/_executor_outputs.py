@@ -7,10 +7,10 @@ does.  A graph with dynamic-shape ops (outputs of changing shapes, recorded by a
 """
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
+import numpy as onp
 
 from ..base import MXNetError
+from .._ndarray import device_copy
 
 
 class _HeldOutputs:
@@ -46,7 +46,7 @@ class _HeldOutputs:
         if shapes is None or dtypes is None or any(s is None for s in shapes):
             return []
         cls, device = self._output_class(), self._ctx.jax_device
-        return [cls._wrap(jax.device_put(jnp.zeros(s, d), device)) for s, d in zip(shapes, dtypes)]
+        return [cls._wrap(device_copy(onp.zeros(s, d), where=device)) for s, d in zip(shapes, dtypes)]
 
     def _settled(self, values: list) -> list:
         """The outputs holding a forward's ``values``: written into the arrays held since bind or the last
