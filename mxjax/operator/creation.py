@@ -38,8 +38,9 @@ def _check_order(op: str, order: str) -> None:
 
 
 def _fill_dtype(fill: Any, dtype: Any) -> Any:
-    """MXNet's ``full`` dtype: explicit, else bool for a bool fill, the fill array's dtype for an
-    array, the default float for a Python number (where NumPy would give int64/float64)."""
+    """MXNet 2.0's ``full`` dtype: explicit, else bool for a bool fill, the fill array's dtype for an
+    array, int64 for a Python int (as NumPy; checked in 2.0.0b1, whose docstring still shows floats)
+    and the default float for a Python float (where NumPy gives float64)."""
     if dtype is not None:
         return jnp.dtype(dtype)
     fill = jnp.asarray(fill)
@@ -48,6 +49,8 @@ def _fill_dtype(fill: Any, dtype: Any) -> Any:
     if getattr(getattr(fill, "aval", None), "weak_type", getattr(fill, "weak_type", False)):
         if jnp.issubdtype(fill.dtype, jnp.complexfloating):
             return jnp.result_type(default_float(), jnp.complex64)
+        if jnp.issubdtype(fill.dtype, jnp.integer):
+            return jnp.dtype(jnp.int64)
         return default_float()
     return fill.dtype
 
