@@ -50,9 +50,11 @@ def binds(op: Any) -> Any:
 
 
 @binds(_svd)
-def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+def svd(a: Any, full_matrices: bool = False, compute_uv: bool = True, hermitian: bool = False) -> Any:
     """Singular value decomposition: ``(u, s, vh)`` with ``a = u @ diag(s) @ vh``, or ``s`` alone
-    when ``compute_uv`` is False."""
+    when ``compute_uv`` is False.  Reduced by default, as MXNet 2.0's ``svd(a)`` gives it (``vh`` of
+    shape (..., K, N), K = min(M, N)), so ``u @ diag(s) @ vh`` composes; NumPy's default is
+    ``full_matrices=True``, which the keyword still gives."""
     if not compute_uv:
         return invoke(_svdvals, (a,), {"hermitian": bool(hermitian)}, ndarray)
     return invoke(_svd, (a,), {"full_matrices": bool(full_matrices), "hermitian": bool(hermitian)}, ndarray)

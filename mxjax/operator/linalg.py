@@ -282,8 +282,9 @@ def qr(a, *, mode: str = "reduced"):
 
 
 @defop("_npi_svd", num_outputs=3, check=lambda a, **_: check_finite("svd", a))
-def svd(a, *, full_matrices: bool = True, hermitian: bool = False):
-    """Singular value decomposition ``(u, s, vh)`` with ``a = u @ diag(s) @ vh``."""
+def svd(a, *, full_matrices: bool = False, hermitian: bool = False):
+    """Singular value decomposition ``(u, s, vh)`` with ``a = u @ diag(s) @ vh``; reduced unless
+    ``full_matrices``, as MXNet 2.0's ``_npi_svd`` (which has no such parameter) computes it."""
     _matrix("svd", a)
     u, s, vh = jnp.linalg.svd(to_float(a), full_matrices=full_matrices, hermitian=hermitian)
     return u, s, vh
