@@ -30,7 +30,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
                   positional: Sequence[str] | None = None, sequence_input: bool = True,
                   legacy: bool = False, defaults: dict[str, Any] | None = None,
                   module: str | None = None, note: str = "",
-                  keywords: dict[str, str] | None = None) -> Callable[..., Any]:
+                  keywords: dict[str, str] | None = None, as_list: bool = False) -> Callable[..., Any]:
     """A front-end function for ``op``.
 
     positional: the order in which positional arguments fill inputs and parameters
@@ -39,6 +39,8 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
     (``np.concatenate(seq)``) or as separate positional arguments (``nd.concat(a, b)``).
     defaults: parameter values this namespace uses when the caller gives none.
     keywords: this namespace's spellings of argument names (``{"x": "data"}`` for npx).
+    as_list: several outputs as a list (:func:`listed`), as a legacy function gives them, for the few
+    NumPy functions MXNet 2.0 makes lists (``np.broadcast_arrays``).
     """
     op = get_op(op) if isinstance(op, str) else op
     inputs = tuple(n for n in op.inputs if not (op.needs_key and n == "key")) if not op.variadic else ()
@@ -148,7 +150,7 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
             return store_out(out, result, name)
         return result
 
-    if legacy and (callable(op.num_outputs) or op.num_outputs > 1):
+    if as_list or legacy and (callable(op.num_outputs) or op.num_outputs > 1):
         function = _listing(function)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (op.doc or "") + (f"\n\n{note}" if note else "")
@@ -162,8 +164,9 @@ def make_function(op: str | OpDef, *, name: str, out_cls: Callable[[], type] | t
 
 def listed(result: Any) -> Any:
     """Several outputs as a list, as MXNet's ``mx.nd`` and ``mx.npx`` functions give them
-    (``nd.topk(x, ret_typ='both')``, ``npx.batch_norm(..., output_mean_var=True)``); NumPy's functions
-    keep NumPy's tuples."""
+    (``nd.topk(x, ret_typ='both')``, ``npx.batch_norm(..., output_mean_var=True)``), and MXNet 2.0's
+    ``np.meshgrid``, ``np.broadcast_arrays`` and ``np.atleast_*d`` of several arrays; NumPy's other
+    functions keep NumPy's tuples (``np.nonzero``, ``np.unique``)."""
     return list(result) if type(result) is tuple else result
 
 

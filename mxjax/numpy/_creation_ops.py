@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._frontend import create
+from .._frontend import create, listed
 from ..base import normalize_dtype
 from ..device import Device
 from .._invoke import invoke, np_class
@@ -65,11 +65,12 @@ def identity(n: int, dtype: Any = None, *, like: Any = None, ctx: Device | None 
 
 
 @_binds("meshgrid")
-def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple:
-    """Coordinate matrices from coordinate vectors: a tuple with one array per input.
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
+    """Coordinate matrices from coordinate vectors: a list with one array per input, as MXNet 2.0
+    gives it (NumPy 2 gives a tuple).
 
     ``copy`` is accepted for NumPy compatibility: mxjax results never alias their inputs."""
-    return invoke(get_op("meshgrid"), list(xi), {"indexing": indexing, "sparse": bool(sparse)}, np_class())
+    return listed(invoke(get_op("meshgrid"), list(xi), {"indexing": indexing, "sparse": bool(sparse)}, np_class()))
 
 
 __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",

@@ -14,6 +14,7 @@ import numpy as onp
 
 from ..base import MXNetTypeError, MXNetValueError, normalize_dtype
 from .._ndarray import NDArray
+from .._frontend import listed
 from .._invoke import invoke, np_class
 from ..operator import get_op
 from ..operator.manipulation import pad_pairs
@@ -29,7 +30,7 @@ moveaxis = np_function("moveaxis")
 rollaxis = np_function("rollaxis")
 broadcast_to = by_shape_array(np_function("broadcast_to"), np_function("_broadcast_to_by_shape_array",
                               name="broadcast_to"), 1, "shape")
-broadcast_arrays = np_function("broadcast_arrays", sequence_input=False)
+broadcast_arrays = np_function("broadcast_arrays", sequence_input=False, as_list=True)
 resize = np_function("resize")
 concatenate = np_function("concatenate", positional=("arrays", "axis", "out", "dtype"))
 stack = np_function("stack", positional=("arrays", "axis", "out"))
@@ -137,24 +138,24 @@ dsplit = _directional("dsplit", "Split depth-wise (along the third axis); needs 
 
 def _atleast(op: str, arys: tuple) -> Any:
     result = invoke(get_op(op), list(arys), None, np_class())
-    return result[0] if len(arys) == 1 else result
+    return result[0] if len(arys) == 1 else listed(result)  # (a list for several, as MXNet 2.0 gives it)
 
 
 @_binds("atleast_1d")
 def atleast_1d(*arys: Any) -> Any:
-    """Inputs viewed with at least one dimension (one array, or a tuple for several inputs)."""
+    """Inputs viewed with at least one dimension (one array, or a list for several inputs)."""
     return _atleast("atleast_1d", arys)
 
 
 @_binds("atleast_2d")
 def atleast_2d(*arys: Any) -> Any:
-    """Inputs viewed with at least two dimensions (one array, or a tuple for several inputs)."""
+    """Inputs viewed with at least two dimensions (one array, or a list for several inputs)."""
     return _atleast("atleast_2d", arys)
 
 
 @_binds("atleast_3d")
 def atleast_3d(*arys: Any) -> Any:
-    """Inputs viewed with at least three dimensions (one array, or a tuple for several inputs)."""
+    """Inputs viewed with at least three dimensions (one array, or a list for several inputs)."""
     return _atleast("atleast_3d", arys)
 
 
