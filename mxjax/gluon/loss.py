@@ -100,7 +100,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
         self._from_sigmoid = from_sigmoid
 
-    def forward(self, pred: Any, label: Any, pos_weight: Any = None, sample_weight: Any = None) -> Any:
+    def forward(self, pred: Any, label: Any, sample_weight: Any = None, pos_weight: Any = None) -> Any:
         label = _reshape_like(label, pred, "SigmoidBinaryCrossEntropyLoss")
         if not self._from_sigmoid:
             if pos_weight is None:
@@ -269,7 +269,8 @@ class TripletLoss(Loss):
 
 
 class PoissonNLLLoss(Loss):
-    """Poisson negative log-likelihood, averaged over ALL elements (a scalar, as in MXNet)."""
+    """Poisson negative log-likelihood per sample (averaged over every axis but the batch axis), as
+    MXNet 2.0 gives it; MXNet 1.x averaged the batch too, to one scalar."""
 
     def __init__(self, weight: float | None = None, from_logits: bool = True, batch_axis: int = 0,
                  compute_full: bool = False, **kwargs: Any) -> None:
@@ -289,8 +290,7 @@ class PoissonNLLLoss(Loss):
             safe = np.where(big, target, np.ones_like(target))
             stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * math.pi * safe)
             loss = loss + np.where(big, stirling, np.zeros_like(stirling))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
-        return np.mean(loss)
+        return self._per_sample(loss, sample_weight)  # (MXNet 1.x averaged over the batch too)
 
 
 class CosineEmbeddingLoss(Loss):

@@ -90,7 +90,7 @@ def ref_poisson(p, t, w=None, sw=None, from_logits=True, compute_full=False):
     if compute_full:
         safe = onp.where(t > 1, t, 1.0)
         loss = loss + onp.where(t > 1, safe * onp.log(safe) - safe + 0.5 * onp.log(2 * onp.pi * safe), 0)
-    return onp.mean(_weighted(loss, w, sw))
+    return _weighted(loss, w, sw).mean(axis=tuple(range(1, loss.ndim)))  # per sample, as MXNet 2.0 (1.x: one mean)
 
 
 # (name, loss block, NumPy reference, inputs, sample_weight)
@@ -101,9 +101,9 @@ CASES = [
     ("l1_batch_axis1", lambda: gloss.L1Loss(batch_axis=1), lambda p, l: ref_l1(p, l, ba=1), (PRED, TARGET), None),
     ("l1_sw", lambda: gloss.L1Loss(weight=0.5), lambda p, l, sw: ref_l1(p, l, 0.5, sw), (PRED, TARGET), SW),
     ("bce", lambda: gloss.SigmoidBCELoss(), ref_bce, (PRED, BINARY), None),
-    # MXNet's argument order: (pred, label, pos_weight, sample_weight)
-    ("bce_pos_weight_sw", lambda: gloss.SigmoidBinaryCrossEntropyLoss(weight=2.0),
-     lambda p, l, pw, sw: ref_bce(p, l, 2.0, sw, pos_weight=pw), (PRED, BINARY, POS_WEIGHT), SW),
+    # MXNet's argument order (1.x and 2.0): (pred, label, sample_weight, pos_weight)
+    ("bce_sw", lambda: gloss.SigmoidBinaryCrossEntropyLoss(weight=2.0),
+     lambda p, l, sw: ref_bce(p, l, 2.0, sw), (PRED, BINARY), SW),
     ("bce_from_sigmoid", lambda: gloss.SigmoidBCELoss(from_sigmoid=True),
      lambda p, l: ref_bce(p, l, from_sigmoid=True), (PROB, BINARY), None),
     ("softmax_ce_sparse", lambda: gloss.SoftmaxCrossEntropyLoss(), ref_softmax_ce, (PRED, SPARSE), None),
@@ -178,8 +178,10 @@ def test_bce_pos_weight():
     pos_weight = onp.array([[0.5, 2.0, 3.0]], dtype=onp.float32)
     for from_sigmoid, pred in ((False, PRED), (True, PROB)):
         block = gloss.SigmoidBCELoss(from_sigmoid=from_sigmoid)
-        out = block(mx.np.array(pred), mx.np.array(BINARY), mx.np.array(pos_weight), mx.np.array(SW))
         expected = ref_bce(pred, BINARY, None, SW, from_sigmoid=from_sigmoid, pos_weight=pos_weight)
+        args = [mx.np.array(v) for v in (pred, BINARY, SW, pos_weight)]
+        onp.testing.assert_allclose(block(*args).asnumpy(), expected, rtol=1e-5, atol=1e-6)  # MXNet's order
+        out = block(*args[:2], pos_weight=args[3], sample_weight=args[2])
         onp.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-5, atol=1e-6)
 
 
