@@ -1,6 +1,8 @@
 """Misspelled keyword arguments and missing inputs are errors, as in MXNet 2.0 (which raises
 TypeError from HybridBlock.__init__ and ValueError for a call with no array), here with the
 closest accepted names in the message."""
+import inspect
+
 import numpy as onp
 import pytest
 
@@ -75,3 +77,28 @@ def test_hybridize_rejects_unknown_options():
         plain.hybridize(inline_limit=2, inline_limt=3)
     net.hybridize(static_alloc=True, static_shape=True, inline_limit=2, forward_bulk_size=15,
                   backward_bulk_size=15, partition_if_dynamic=False)
+
+
+# MXNet 2.0.0b1's positional orders (inspect.signature there): they differ between the pooling layers
+POOL_ORDERS = [
+    (nn.MaxPool1D, ("pool_size", "strides", "padding", "layout", "ceil_mode"), (2, 7)),
+    (nn.MaxPool2D, ("pool_size", "strides", "padding", "layout", "ceil_mode"), (2, 7, 7)),
+    (nn.MaxPool3D, ("pool_size", "strides", "padding", "ceil_mode", "layout"), (2, 5, 5, 5)),
+    (nn.AvgPool1D, ("pool_size", "strides", "padding", "layout", "ceil_mode", "count_include_pad"), (2, 7)),
+    (nn.AvgPool2D, ("pool_size", "strides", "padding", "ceil_mode", "layout", "count_include_pad"), (2, 7, 7)),
+    (nn.AvgPool3D, ("pool_size", "strides", "padding", "ceil_mode", "layout", "count_include_pad"), (2, 5, 5, 5)),
+]
+
+
+@pytest.mark.parametrize("cls, order, shape", POOL_ORDERS, ids=[c[0].__name__ for c in POOL_ORDERS])
+def test_pooling_takes_mxnet_positional_order(cls, order, shape):
+    """A pooling layer built positionally in MXNet's order equals the one built by keywords (ceil_mode
+    and count_include_pad set away from their defaults, so a swapped position shows)."""
+    values = {"pool_size": 3, "strides": 2, "padding": 1, "ceil_mode": True,
+              "layout": {1: "NCW", 2: "NCHW", 3: "NCDHW"}[len(shape) - 1], "count_include_pad": False}
+    x = mx.np.array(onp.random.RandomState(0).rand(1, *shape).astype(onp.float32))
+    positional, keyword = cls(*[values[name] for name in order]), cls(**{name: values[name] for name in order})
+    assert list(inspect.signature(cls).parameters)[:len(order)] == list(order)
+    onp.testing.assert_array_equal(positional(x).asnumpy(), keyword(x).asnumpy())
+    assert positional(x).shape == keyword(x).shape
+    assert nn.GlobalAvgPool2D("NHWC")(mx.np.ones((1, 3, 3, 2))).shape == (1, 1, 1, 2)

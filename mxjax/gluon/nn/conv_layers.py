@@ -2,6 +2,7 @@
 ReflectionPad2D."""
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from ... import numpy as np
@@ -178,27 +179,46 @@ class _Pooling(HybridBlock):
                 f"global_pool={self._global}, pool_type={self._pool_type}, layout={self._layout})")
 
 
-def _pool_class(name: str, n: int, layouts: tuple, pool_type: str, is_global: bool, doc: str) -> type:
+def _pool_class(name: str, n: int, layouts: tuple, pool_type: str, is_global: bool, doc: str,
+                order: tuple = ()) -> type:
+    """A pooling layer class whose constructor takes MXNet's arguments in MXNet's order, which differs
+    between layers (``MaxPool2D(pool_size, strides, padding, layout, ceil_mode)``, ``AvgPool2D(pool_size,
+    strides, padding, ceil_mode, layout, count_include_pad)``; global pooling takes ``layout``)."""
+    defaults = {"pool_size": 2 if n == 1 else (2,) * n, "strides": None, "padding": 0, "ceil_mode": False,
+                "layout": layouts[0], "count_include_pad": True}
+    order = ("layout",) if is_global else order
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature([inspect.Parameter("self", kind)]
+                                  + [inspect.Parameter(p, kind, default=defaults[p]) for p in order]
+                                  + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
+
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
-        if is_global:
-            _Pooling.__init__(self, layout=args[0] if args else kwargs.get("layout"))
-        elif pool_type == "avg":
-            kwargs.setdefault("count_include_pad", True)
-            _Pooling.__init__(self, *args, **kwargs)
-        else:
-            _Pooling.__init__(self, *args, **kwargs)
+        values = signature.bind(self, *args, **kwargs)
+        values.apply_defaults()
+        arguments = dict(values.arguments)
+        arguments.pop("self")
+        _Pooling.__init__(self, **arguments.pop("kwargs"), **arguments)
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
     return type(name, (_Pooling,), {"__init__": __init__, "__doc__": doc, "__module__": __name__,
                                     "_nspatial": n, "_layouts": layouts, "_pool_type": pool_type,
                                     "_global": is_global})
 
 
 _LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
-MaxPool1D = _pool_class("MaxPool1D", 1, _LAYOUTS[1], "max", False, "1-D max pooling (pool_size, strides, ...).")
-MaxPool2D = _pool_class("MaxPool2D", 2, _LAYOUTS[2], "max", False, "2-D max pooling (pool_size, strides, ...).")
-MaxPool3D = _pool_class("MaxPool3D", 3, _LAYOUTS[3], "max", False, "3-D max pooling (pool_size, strides, ...).")
-AvgPool1D = _pool_class("AvgPool1D", 1, _LAYOUTS[1], "avg", False, "1-D average pooling (count_include_pad=True).")
-AvgPool2D = _pool_class("AvgPool2D", 2, _LAYOUTS[2], "avg", False, "2-D average pooling (count_include_pad=True).")
-AvgPool3D = _pool_class("AvgPool3D", 3, _LAYOUTS[3], "avg", False, "3-D average pooling (count_include_pad=True).")
+_MAX_ORDER = ("pool_size", "strides", "padding", "layout", "ceil_mode")  # (MaxPool3D: ceil_mode first)
+_AVG_ORDER = ("pool_size", "strides", "padding", "ceil_mode", "layout", "count_include_pad")  # (AvgPool1D: layout)
+MaxPool1D = _pool_class("MaxPool1D", 1, _LAYOUTS[1], "max", False, "1-D max pooling (pool_size, strides, ...).",
+                        _MAX_ORDER)
+MaxPool2D = _pool_class("MaxPool2D", 2, _LAYOUTS[2], "max", False, "2-D max pooling (pool_size, strides, ...).",
+                        _MAX_ORDER)
+MaxPool3D = _pool_class("MaxPool3D", 3, _LAYOUTS[3], "max", False, "3-D max pooling (pool_size, strides, ...).",
+                        ("pool_size", "strides", "padding", "ceil_mode", "layout"))
+AvgPool1D = _pool_class("AvgPool1D", 1, _LAYOUTS[1], "avg", False, "1-D average pooling (count_include_pad=True).",
+                        ("pool_size", "strides", "padding", "layout", "ceil_mode", "count_include_pad"))
+AvgPool2D = _pool_class("AvgPool2D", 2, _LAYOUTS[2], "avg", False, "2-D average pooling (count_include_pad=True).",
+                        _AVG_ORDER)
+AvgPool3D = _pool_class("AvgPool3D", 3, _LAYOUTS[3], "avg", False, "3-D average pooling (count_include_pad=True).",
+                        _AVG_ORDER)
 GlobalMaxPool1D = _pool_class("GlobalMaxPool1D", 1, _LAYOUTS[1], "max", True, "Global max pooling.")
 GlobalMaxPool2D = _pool_class("GlobalMaxPool2D", 2, _LAYOUTS[2], "max", True, "Global max pooling.")
 GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, _LAYOUTS[3], "max", True, "Global max pooling.")
