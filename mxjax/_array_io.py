@@ -104,7 +104,7 @@ def save_npx(fname: Any, arr: Any) -> None:
         raise MXNetTypeError(f"npx.save: expected an ndarray, a list or a dict of ndarrays, got {type(arr).__name__}")
 
 
-def savez(fname: Any, *args: Any, **kwds: Any) -> None:
+def savez(file: Any, *args: Any, **kwds: Any) -> None:
     """``npx.savez``: positional arrays as ``arr_0``, ``arr_1``, ..., keyword arrays by name."""
-    serialization.savez(fname, *[_host(a, f"argument {i}") for i, a in enumerate(args)],
+    serialization.savez(file, *[_host(a, f"argument {i}") for i, a in enumerate(args)],
                         **{k: _host(v, f"argument {k!r}") for k, v in kwds.items()})

@@ -153,7 +153,15 @@ divide = _binary("divide", "_legacy_broadcast_div", "_div_scalar", "_rdiv_scalar
 true_divide = _binary("true_divide", "_legacy_broadcast_div", "_div_scalar", "_rdiv_scalar", operator.truediv,
                       "true_divide", "lhs / rhs")
 modulo = _binary("modulo", "_legacy_broadcast_mod", "_mod_scalar", "_rmod_scalar", _py_mod, None, "lhs mod rhs")
-power = _binary("power", "_legacy_broadcast_power", "_power_scalar", "_rpower_scalar", operator.pow, "power", "lhs ** rhs")
+_power = _binary("power", "_legacy_broadcast_power", "_power_scalar", "_rpower_scalar", operator.pow, "power",
+                 "base ** exp")
+
+
+def power(base: Any, exp: Any, out: NDArray | None = None) -> Any:
+    return _power(base, exp, out)
+
+
+power.__doc__, power.__module__ = _power.__doc__, _power.__module__  # (MXNet's argument names: base, exp)
 maximum = _binary("maximum", "_legacy_broadcast_maximum", "_maximum_scalar", "_maximum_scalar", lambda a, b: a if a > b else b,
                   "maximum", "max(lhs, rhs)")
 minimum = _binary("minimum", "_legacy_broadcast_minimum", "_minimum_scalar", "_minimum_scalar", lambda a, b: a if a < b else b,

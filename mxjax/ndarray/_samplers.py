@@ -39,9 +39,10 @@ _negative_binomial = _binding("_npi_negative_binomial", "negative_binomial")
 _shuffle = _binding("_npi_shuffle", "shuffle")
 
 
-def seed(seed_state: int, ctx: Any = "all") -> None:
-    """Restart the random stream of every device (``ctx`` is accepted for MXNet compatibility)."""
-    _rng.seed(seed_state, ctx)
+def seed(seed_state: int, device: Any = "all", ctx: Any = None) -> None:
+    """Restart the random stream of every device: MXNet 2.0's arguments, and 1.x's ``ctx`` for
+    ``device`` (both accepted for compatibility: one stream serves every device)."""
+    _rng.seed(seed_state, device if ctx is None else ctx)
 
 
 def _shape(shape: Any) -> tuple:

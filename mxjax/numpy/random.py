@@ -82,9 +82,10 @@ def _draw(binding: Callable, *inputs: Any, size: Any = None, out: Any = None, **
 
 
 # -- the stream --------------------------------------------------------------------------------
-def seed(seed: Any = None) -> None:
-    """Restart the random stream (shared with ``mx.random.seed``); None draws a fresh seed."""
-    _rng.seed(onp.random.SeedSequence().entropy & 0xFFFFFFFF if seed is None else seed)
+def seed(seed_state: Any = None, device: Any = "all") -> None:
+    """Restart the random stream (shared with ``mx.random.seed``); None draws a fresh seed.  MXNet 2.0's
+    arguments (``device`` is accepted: one stream serves every device)."""
+    _rng.seed(onp.random.SeedSequence().entropy & 0xFFFFFFFF if seed_state is None else seed_state, device)
 
 
 # -- continuous distributions ------------------------------------------------------------------

@@ -1,12 +1,18 @@
 """``mx.npx.random``: MXNet 2's random samplers that NumPy does not have."""
 from __future__ import annotations
 
+from typing import Any
+
+from .. import _rng
 from .._frontend import make_function
 from .._invoke import np_class
 
 __all__ = ["bernoulli", "uniform_n", "normal_n", "seed"]
 
-from .._rng import seed  # noqa: E402  (the same stream as mx.random.seed)
+
+def seed(seed: Any, device: Any = "all") -> None:  # noqa: A002  (MXNet 2.0's argument name)
+    """Restart the random stream, the one ``mx.random.seed`` and ``mx.np.random.seed`` restart."""
+    _rng.seed(seed, device)
 
 bernoulli = make_function("_npi_bernoulli", name="bernoulli", out_cls=np_class, module="mxjax.npx.random",
                           positional=("prob", "logit", "size", "dtype"))
