@@ -7,10 +7,18 @@ does.  A graph with dynamic-shape ops (outputs of changing shapes, recorded by a
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as onp
 
 from ..base import MXNetError
 from .._ndarray import device_copy
+
+
+def zeros_on(cls: type, shape: tuple, dtype: Any, device: Any) -> Any:
+    """A new ``cls`` array of zeros on JAX device ``device``, made on the host and transferred (``jnp.zeros``
+    would compile a program per shape): how an executor allocates its arrays, as MXNet allocates them."""
+    return cls._wrap(device_copy(onp.zeros(shape, dtype), where=device))
 
 
 class _HeldOutputs:
@@ -46,7 +54,7 @@ class _HeldOutputs:
         if shapes is None or dtypes is None or any(s is None for s in shapes):
             return []
         cls, device = self._output_class(), self._ctx.jax_device
-        return [cls._wrap(device_copy(onp.zeros(s, d), where=device)) for s, d in zip(shapes, dtypes)]
+        return [zeros_on(cls, s, d, device) for s, d in zip(shapes, dtypes)]
 
     def _settled(self, values: list) -> list:
         """The outputs holding a forward's ``values``: written into the arrays held since bind or the last

@@ -11,10 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as onp
-
 from ..base import MXNetValueError
-from .._ndarray import device_copy
+from ._executor_outputs import zeros_on
 
 
 class _Reshaping:
@@ -60,7 +58,7 @@ class _Reshaping:
         values = array.to_jax().reshape(-1)
         if size <= values.size:
             return type(array)._wrap(values[:size].reshape(shape))
-        return type(array)._wrap(device_copy(onp.zeros(shape, array.dtype), where=self._ctx.jax_device))
+        return zeros_on(type(array), shape, array.dtype, self._ctx.jax_device)
 
     def get_optimized_symbol(self) -> Any:
         """The graph this executor runs: a copy of the bound symbol (subgraph backends apply before

@@ -23,11 +23,13 @@ _NOT_SYMBOLIC = {"tostype"}
 _EXTRA = {"reshape": "reshape", "reshape_like": "reshape_like", "transpose": "transpose", "astype": "cast"}
 
 
-def _method(method: str, function: str) -> Callable[..., Any]:
+def method_of(method: str, function: str, namespace: Any = _op, label: str = "mx.sym") -> Callable[..., Any]:
+    """The method ``method``: ``namespace``'s function ``function`` with the symbol first (``mx.sym``'s
+    for the fluent methods; ``mx.sym.np``'s for a NumPy symbol's, see ``_numpy_methods``)."""
     def fluent(self: Symbol, *args: Any, **kwargs: Any) -> Any:
-        return _kept_kind(self, getattr(_op, function)(self, *args, **kwargs))
+        return _kept_kind(self, getattr(namespace, function)(self, *args, **kwargs))
     fluent.__name__ = fluent.__qualname__ = method
-    fluent.__doc__ = f"``mx.sym.{function}(self, ...)`` as a method."
+    fluent.__doc__ = f"``{label}.{function}(self, ...)`` as a method."
     return fluent
 
 
@@ -41,17 +43,17 @@ def _kept_kind(self: Symbol, result: Any) -> Any:
 
 def _flatten(self: Symbol, inplace: bool = False, **kwargs: Any) -> Any:
     """``mx.sym.flatten(self)``; ``inplace`` is accepted and ignored, as in MXNet."""
-    return _kept_kind(self, _op.flatten(self, **kwargs))
+    return _op.flatten(self, **kwargs)
 
 
 def _expand_dims(self: Symbol, axis: int, inplace: bool = False, **kwargs: Any) -> Any:
     """``mx.sym.expand_dims(self, axis=axis)``; ``inplace`` is accepted and ignored, as in MXNet."""
-    return _kept_kind(self, _op.expand_dims(self, axis=axis, **kwargs))
+    return _op.expand_dims(self, axis=axis, **kwargs)
 
 
 def _diag(self: Symbol, k: int = 0, **kwargs: Any) -> Any:
     """``mx.sym.diag(self, k)``."""
-    return _kept_kind(self, _op.diag(self, k, **kwargs))
+    return _op.diag(self, k, **kwargs)
 
 
 def _value_method(name: str) -> Callable[..., Any]:
@@ -70,7 +72,7 @@ def fluent_methods() -> dict[str, Callable[..., Any]]:
     """Method name -> function, for every fluent method MXNet 2's Symbol has."""
     names = {name: name for name in FLUENT_METHODS if name not in _NOT_SYMBOLIC}
     names.update(_EXTRA)
-    methods = {name: _SPECIAL.get(name) or _method(name, function) for name, function in names.items()}
+    methods = {name: _SPECIAL.get(name) or method_of(name, function) for name, function in names.items()}
     methods.update({name: _value_method(name) for name in _VALUE_METHODS})
     return methods
 

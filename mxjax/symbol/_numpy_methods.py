@@ -12,7 +12,7 @@ from ..base import MXNetIndexError, MXNetValueError
 from .._indexing import split_key
 from ..operator import get_op
 from . import numpy as _np
-from ._fluent import _VALUE_METHODS, fluent_methods
+from ._fluent import _VALUE_METHODS, fluent_methods, method_of
 from .symbol import Symbol, _Symbol, building
 
 # MXNet 2.0's NumPy methods of a symbol that are the mx.sym.np function with ``self`` first
@@ -20,14 +20,6 @@ _SAME = ("argmax", "argmin", "argsort", "clip", "cumsum", "diagonal", "dot", "ma
          "repeat", "round", "sort", "squeeze", "std", "sum", "swapaxes", "take", "var")
 # legacy fluent methods MXNet 2.0 leaves on its NumPy symbols
 _KEPT = ("log_sigmoid", "mish")
-
-
-def _function(name: str) -> Callable[..., Any]:
-    def method(self: _Symbol, *args: Any, **kwargs: Any) -> _Symbol:
-        return getattr(_np, name)(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"``mx.sym.np.{name}(self, ...)``."
-    return method
 
 
 def reshape(self: _Symbol, *shape: Any, order: str = "C") -> _Symbol:
@@ -106,7 +98,7 @@ def install() -> None:
     (``Symbol``'s own methods that are not fluent, and the value methods, stay)."""
     methods: dict[str, Any] = {name: _no_attribute(name) for name in fluent_methods()
                                if name not in _KEPT and name not in _VALUE_METHODS}
-    methods.update({name: _function(name) for name in _SAME})
+    methods.update({name: method_of(name, name, _np, "mx.sym.np") for name in _SAME})
     methods.update({"reshape": reshape, "transpose": transpose, "flatten": flatten, "astype": astype,
                     "T": property(_transposed), "num_outputs": property(_num_outputs), "__getitem__": getitem,
                     "split_v2": _no_attribute("split_v2")})

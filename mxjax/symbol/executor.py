@@ -45,7 +45,7 @@ from ..graph.interpret import graph_function, node_op
 from ._executor_donation import _Donation
 from ._executor_dynamic import _SegmentedRun
 from ._executor_memory import _MemoryReports
-from ._executor_outputs import _HeldOutputs
+from ._executor_outputs import _HeldOutputs, zeros_on
 from ._executor_reshape import _Reshaping
 
 _GRAD_REQS = ("write", "add", "null")
@@ -373,7 +373,7 @@ def allocate_and_bind(symbol: Any, ctx: Device, grad_req: Any, type_dict: dict, 
 
     def zeros(name: str, shape: tuple) -> NDArray:
         dtype = normalize_dtype(type_dict.get(name) or inferred.get(name)) or onp.dtype(onp.float32)
-        return cls._wrap(device_copy(onp.zeros(shape, dtype), where=ctx.jax_device))  # on ctx, as MXNet
+        return zeros_on(cls, shape, dtype, ctx.jax_device)  # on ctx, as MXNet
     args = {n: zeros(n, s) for n, s in zip(symbol.list_arguments(), arg_shapes)}
     aux = {n: zeros(n, s) for n, s in zip(symbol.list_auxiliary_states(), aux_shapes)}
     return Executor(symbol, ctx, args, None, grad_req, aux)
